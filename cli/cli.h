@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* Private interfaces shared by the profrun CLI's subcommands. */
+#ifndef PROFRUN_CLI_H
+#define PROFRUN_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Exit codes of profrun's own subcommands (profrun PROGRAM exits with the
+ * program's status instead). */
+enum {
+	EXIT_OK = 0,
+	EXIT_FAIL = 1,	 /* the profile or binary could not be used */
+	EXIT_USAGE = 64, /* bad command line */
+};
+
+/* `profrun report [OPTIONS] PROFILE`; argv[0] is "report". */
+int cmd_report(int argc, char **argv);
+
+/* `profrun [OPTIONS] [--] PROGRAM [ARGS...]`. */
+int cmd_run(int argc, char **argv);
+
+/* Options shared by `report` and the report printed after a run. */
+struct report_opts {
+	const char *format; /* "text" (default) or "json" */
+	int top;	    /* at most this many functions; 0 = all */
+	bool force;	    /* report even when the binary's build-id changed */
+	bool by_process;    /* one section per process */
+	long pid;	    /* only this process; 0 = all */
+};
+
+/* Print the report of PATH (a run directory or one member file) to OUT.
+ * Errors are printed as one line "profrun: PATH: reason" on stderr.
+ * Returns EXIT_OK or EXIT_FAIL. */
+int report_path(const char *path, const struct report_opts *opts, FILE *out);
+
+/* "profrun: " + printf-style message + newline, on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* PROFRUN_CLI_H */

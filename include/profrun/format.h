@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * profrun on-disk profile format, version 1.
+ *
+ * This header is the contract between the preload shim (which writes a
+ * profile) and the CLI (which reads it).  docs/format.md describes it in
+ * prose.  All fields are fixed-width and little-endian; the shim maps the
+ * file MAP_SHARED and lets glibc's profil() and its own signal handler
+ * update it in place, so the file is readable at any moment of the run.
+ *
+ * A run is a directory holding one member file per process image
+ * ("<pid>.prof", or "<pid>-<n>.prof" when that name is taken, e.g. after
+ * an exec).  A member file is laid out as:
+ *
+ *   offset 0                 struct profrun_header      (PROFRUN_HEADER_SIZE)
+ *   header.strings_off       NUL-terminated strings (exe path, notes)
+ *   header.wraps_off         struct profrun_wrap[wrap_slots]
+ *   header.hist_off          uint16_t hist[nbuckets]     (profil's buffer)
+ *
+ * The exact count of bucket i is hist[i] + 65536 * wraps(i), where wraps(i)
+ * is the .wraps of the slot whose .key is i + 1 (0 when there is none).
+ */
+#ifndef PROFRUN_FORMAT_H
+#define PROFRUN_FORMAT_H
+
+#include <stdint.h>
+
+#define PROFRUN_MAGIC "PROFRUN\0"
+#define PROFRUN_MAGIC_LEN 8
+#define PROFRUN_VERSION 1	  /* version this code writes */
+#define PROFRUN_MIN_VERSION 1	  /* oldest reader version able to read it */
+#define PROFRUN_HEADER_SIZE 512u /* bytes reserved for the header */
+#define PROFRUN_BUILD_ID_MAX 64u
+#define PROFRUN_WRAP_SLOTS 4096u /* power of two */
+
+/* Cap on the histogram: 16 Mi buckets (32 MiB of uint16_t).  Text larger
+ * than 32 MiB gets coarser buckets (the bucket size doubles until the text
+ * fits). */
+#define PROFRUN_MAX_BUCKETS (16u * 1024u * 1024u)
+
+/* header.state */
+enum profrun_state {
+	PROFRUN_STATE_RUNNING = 0, /* never finished: killed, crashed, _exit() */
+	PROFRUN_STATE_EXITED = 1,  /* exit() or return from main ran our destructor */
+	PROFRUN_STATE_EXECED = 2,  /* the image was replaced by a successful exec */
+};
+
+/* header.flags */
+enum profrun_flags {
+	PROFRUN_F_WRAP_OVERFLOW = 1u << 0,  /* wrap table full; counts low */
+	PROFRUN_F_RATE_CLIPPED = 1u << 1,   /* requested rate above kernel's */
+	PROFRUN_F_RIVAL_SIGNAL = 1u << 2,   /* program took over SIGPROF */
+	PROFRUN_F_RIVAL_TIMER = 1u << 3,    /* program re-armed ITIMER_PROF */
+	PROFRUN_F_RIVAL_PROFIL = 1u << 4,   /* program called profil() */
+	PROFRUN_F_STOPPED = 1u << 5,	    /* profiling switched off early */
+};
+
+/* One slot of the carry table for 16-bit wraps of profil's counters. */
+struct profrun_wrap {
+	uint64_t key;	/* bucket index + 1; 0 = free slot */
+	uint64_t wraps; /* times hist[key - 1] wrapped past 65535 */
+};
+
+struct profrun_header {
+	/* identification */
+	uint8_t magic[PROFRUN_MAGIC_LEN]; /* PROFRUN_MAGIC */
+	uint16_t version;		  /* PROFRUN_VERSION of the writer */
+	uint16_t min_version;		  /* reader must be at least this */
+	uint32_t header_size;		  /* PROFRUN_HEADER_SIZE */
+
+	/* layout */
+	uint64_t file_size;   /* total bytes; the file is exactly this long */
+	uint64_t strings_off; /* string area */
+	uint32_t strings_size;
+	uint32_t wrap_slots; /* entries in the wrap table */
+	uint64_t wraps_off;
+	uint64_t hist_off;
+	uint64_t nbuckets; /* uint16_t counters at hist_off */
+
+	/* address mapping */
+	uint64_t text_start; /* link-time address of bucket 0 */
+	uint64_t text_end;   /* link-time end of the covered range */
+	uint64_t load_bias;  /* runtime address - link-time address */
+	uint32_t bucket_size; /* bytes of text per bucket: 2, 4, 8, ... */
+	uint32_t scale;	      /* profil() scale: 65536 * 2 / bucket_size */
+
+	/* the process */
+	int32_t pid;
+	int32_t ppid;
+	uint32_t exe_off;  /* executable's absolute path (in strings) */
+	uint32_t note_off; /* why profiling stopped / was incomplete, or 0 */
+	uint32_t build_id_len;
+	uint32_t reserved0;
+	uint8_t build_id[PROFRUN_BUILD_ID_MAX];
+
+	/* timing */
+	uint32_t rate_requested; /* Hz asked for */
+	uint32_t interval_us;	 /* ITIMER_PROF interval actually armed */
+	int64_t start_ns;	 /* CLOCK_REALTIME at start */
+	int64_t end_ns;		 /* CLOCK_REALTIME at end, 0 if never ended */
+	uint64_t cpu_user_ns;	 /* process CPU time at end (all threads) */
+	uint64_t cpu_sys_ns;
+	uint64_t cpu_start_ns; /* CPU time already used when profiling began */
+	uint64_t reserved1;
+
+	/* live counters, updated by the signal handler */
+	uint64_t samples_total;	  /* every SIGPROF the handler saw */
+	uint64_t samples_outside; /* of those, PC outside the histogram */
+	uint64_t wraps_lost;	  /* wraps not recorded (table full) */
+
+	/* outcome */
+	uint32_t state; /* enum profrun_state */
+	uint32_t flags; /* enum profrun_flags */
+	int32_t exit_code; /* exit status when state == EXITED and known, else -1 */
+	uint32_t reserved2;
+};
+
+/* Little-endian hosts only: the histogram is written natively by profil. */
+_Static_assert(sizeof(struct profrun_header) <= PROFRUN_HEADER_SIZE,
+	       "header overflows its reserved space");
+_Static_assert(sizeof(struct profrun_wrap) == 16, "wrap slot size");
+
+/* Bucket i covers link-time [text_start + i*bucket_size,
+ * text_start + (i+1)*bucket_size). */
+static inline uint64_t
+profrun_bucket_addr(const struct profrun_header *h, uint64_t i)
+{
+	return h->text_start + i * (uint64_t)h->bucket_size;
+}
+
+#endif /* PROFRUN_FORMAT_H */
