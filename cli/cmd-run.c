@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: MIT */
+/* `profrun [OPTIONS] [--] PROGRAM [ARGS...]`: run a program under the shim,
+ * then print its flat profile on stderr. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "program.h"
+
+#define FREQ_MAX 100000L
+
+struct run_opts {
+	const char *output; /* -o; NULL = "<program>.prof" */
+	bool quiet;
+	long freq; /* 0 = the shim's default */
+	struct report_opts report;
+};
+
+static const char run_usage[] =
+	"Usage: profrun [OPTIONS] [--] PROGRAM [ARGS...]\n"
+	"       profrun report [OPTIONS] PROFILE\n"
+	"\n"
+	"Runs PROGRAM (dynamically linked, not rebuilt) with the profrun shim\n"
+	"preloaded, then prints its flat profile on stderr.  PROGRAM's stdout,\n"
+	"stdin and exit status are its own.\n"
+	"\n"
+	"Options:\n"
+	"  -o, --output PATH   write the run's profile to PATH, a directory with one\n"
+	"                      file per process (default: ./PROGRAM.prof); an earlier\n"
+	"                      profile at PATH is replaced\n"
+	"  -q, --quiet         record only; print no report\n"
+	"  -F, --freq HZ       sampling rate in Hz (default 100; the kernel's tick,\n"
+	"                      often 250 Hz, caps what is achieved)\n"
+	"      --top N         print at most N functions\n"
+	"      --format FMT    report format: text (default) or json\n"
+	"  -h, --help          show this help\n"
+	"  -V, --version       show the version\n"
+	"\n"
+	"Subcommands:\n"
+	"  report              print the profile of an earlier run (profrun report --help)\n"
+	"\n"
+	"Exit status:\n"
+	"  PROGRAM's own exit status, or 128+N if it was killed by signal N;\n"
+	"  126 if PROGRAM cannot be executed or is statically linked;\n"
+	"  127 if PROGRAM is not found;\n"
+	"  1   if profrun itself failed before starting PROGRAM;\n"
+	"  64  on a bad command line.\n"
+	"\n"
+	"Environment: PROFRUN_SHIM overrides the shim's location.\n";
+
+static int
+parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end != '\0' || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int
+parse_run_opts(int argc, char **argv, struct run_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "top", required_argument, NULL, 't' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	long top;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+o:qF:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'F':
+			if (parse_long(optarg, 1, FREQ_MAX, &o->freq) != 0) {
+				cli_error("--freq: '%s' is not a rate between 1 and %ld Hz",
+					  optarg, FREQ_MAX);
+				return EXIT_USAGE;
+			}
+			break;
+		case 't':
+			if (parse_long(optarg, 1, INT_MAX, &top) != 0) {
+				cli_error("--top: '%s' is not a positive number", optarg);
+				return EXIT_USAGE;
+			}
+			o->report.top = (int)top;
+			break;
+		case 'f':
+			if (strcmp(optarg, "text") != 0 && strcmp(optarg, "json") != 0) {
+				cli_error("--format: unknown format '%s' (text, json)", optarg);
+				return EXIT_USAGE;
+			}
+			o->report.format = optarg;
+			break;
+		case 'h':
+			fputs(run_usage, stdout);
+			exit(EXIT_OK);
+		case 'V':
+			printf("profrun %s\n", PROFRUN_VERSION_STRING);
+			exit(EXIT_OK);
+		default:
+			fputs("Try 'profrun --help'.\n", stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		cli_error("no program to run (try 'profrun --help')");
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+/* ------------------------------------------------------------------ shim */
+
+static bool
+readable(const char *path)
+{
+	return access(path, R_OK) == 0;
+}
+
+/* Where libprofrun.so is: $PROFRUN_SHIM, the build tree when running from
+ * it, the install location relative to this binary, or the configured one. */
+static int
+find_shim(char *out, size_t outsz)
+{
+	char self[PATH_MAX], dir[PATH_MAX];
+	const char *env = getenv("PROFRUN_SHIM");
+	ssize_t n;
+
+	if (env && *env) {
+		snprintf(out, outsz, "%s", env);
+		return readable(out) ? 0 : -1;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		snprintf(dir, sizeof(dir), "%s", self);
+		dirname(dir);
+		snprintf(out, outsz, "%s/cli/profrun", PROFRUN_BUILD_ROOT);
+		if (strcmp(self, out) == 0) {
+			snprintf(out, outsz, "%s/preload/libprofrun.so", PROFRUN_BUILD_ROOT);
+			if (readable(out))
+				return 0;
+		}
+		if (PROFRUN_SHIM_RELPATH[0] &&
+		    (size_t)snprintf(out, outsz, "%s/%s", dir, PROFRUN_SHIM_RELPATH) < outsz &&
+		    readable(out))
+			return 0;
+	}
+	snprintf(out, outsz, "%s", PROFRUN_SHIM_INSTALLED);
+	return readable(out) ? 0 : -1;
+}
+
+/* ---------------------------------------------------------- output path */
+
+static bool
+is_member_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len > 5 && strcmp(name + len - 5, ".prof") == 0 &&
+	       strspn(name, "0123456789-") == len - 5;
+}
+
+/* Empty an earlier run directory, refusing anything that is not one. */
+static int
+clear_run_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int ret = 0;
+
+	if (!d) {
+		cli_error("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (!is_member_name(e->d_name) ||
+		    (e->d_type != DT_REG && e->d_type != DT_UNKNOWN)) {
+			cli_error("%s: exists and is not a profrun profile (holds '%s'); "
+				  "choose another path with -o",
+				  path, e->d_name);
+			ret = -1;
+			break;
+		}
+		if (unlinkat(dirfd(d), e->d_name, 0) != 0) {
+			cli_error("%s/%s: cannot remove: %s", path, e->d_name, strerror(errno));
+			ret = -1;
+			break;
+		}
+	}
+	closedir(d);
+	return ret;
+}
+
+/* Make OUTPUT an empty run directory and its absolute path into ABS. */
+static int
+prepare_output(const char *output, char *abs, size_t abssz)
+{
+	struct stat st;
+
+	if (lstat(output, &st) == 0) {
+		if (S_ISLNK(st.st_mode)) {
+			cli_error("%s: is a symbolic link; refusing to write through it", output);
+			return -1;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			cli_error("%s: exists and is not a profrun profile; choose another path with -o",
+				  output);
+			return -1;
+		}
+		if (clear_run_dir(output) != 0)
+			return -1;
+	} else if (errno != ENOENT || mkdir(output, 0755) != 0) {
+		cli_error("%s: cannot create: %s", output, strerror(errno));
+		return -1;
+	}
+	if (!realpath(output, abs) || strlen(abs) >= abssz) {
+		cli_error("%s: %s", output, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void
+default_output(const char *program, char *out, size_t outsz)
+{
+	const char *base = strrchr(program, '/');
+
+	base = base ? base + 1 : program;
+	if (*base == '\0' || *base == '.')
+		base = "profrun";
+	snprintf(out, outsz, "%s.prof", base);
+}
+
+/* ------------------------------------------------------------- the child */
+
+static int
+setup_child_environ(const char *shim, const char *outdir, long freq)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char *preload, hz[32];
+	int ret;
+
+	if (strpbrk(shim, ": ")) {
+		cli_error("%s: the shim's path contains ':' or ' ', which LD_PRELOAD cannot carry",
+			  shim);
+		return -1;
+	}
+	if (old && *old)
+		ret = asprintf(&preload, "%s:%s", old, shim);
+	else
+		ret = asprintf(&preload, "%s", shim);
+	if (ret < 0)
+		return -1;
+	setenv("LD_PRELOAD", preload, 1);
+	free(preload);
+	setenv("PROFRUN_OUTPUT", outdir, 1);
+	if (freq) {
+		snprintf(hz, sizeof(hz), "%ld", freq);
+		setenv("PROFRUN_FREQ", hz, 1);
+	}
+	return 0;
+}
+
+static int
+wait_status(pid_t pid)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, oint, oquit;
+	int status;
+	pid_t r;
+
+	/* like system(3): the terminal's ^C and ^\ are the program's to handle */
+	sigaction(SIGINT, &ign, &oint);
+	sigaction(SIGQUIT, &ign, &oquit);
+	do
+		r = waitpid(pid, &status, 0);
+	while (r < 0 && errno == EINTR);
+	sigaction(SIGINT, &oint, NULL);
+	sigaction(SIGQUIT, &oquit, NULL);
+	if (r < 0)
+		return 1;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+static int
+spawn(const char *path, char **argv, int *status)
+{
+	int pipefd[2], err = 0;
+	pid_t pid;
+
+	if (pipe2(pipefd, O_CLOEXEC) != 0)
+		return -1;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(pipefd[0]);
+		execv(path, argv);
+		err = errno;
+		if (write(pipefd[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	if (read(pipefd[0], &err, sizeof(err)) != (ssize_t)sizeof(err))
+		err = 0;
+	close(pipefd[0]);
+	*status = wait_status(pid);
+	if (err) {
+		cli_error("%s: cannot execute: %s", argv[0], strerror(err));
+		*status = err == ENOENT ? 127 : 126;
+	}
+	return err;
+}
+
+int
+cmd_run(int argc, char **argv)
+{
+	struct run_opts o = { .report = { .format = "text" } };
+	char prog[PATH_MAX], shim[PATH_MAX], outdir[PATH_MAX], defout[NAME_MAX + 1];
+	int ret, status;
+
+	ret = parse_run_opts(argc, argv, &o);
+	if (ret != EXIT_OK)
+		return ret;
+	argv += optind;
+	ret = program_resolve(argv[0], prog, sizeof(prog));
+	if (ret == 0)
+		ret = program_check_dynamic(prog);
+	if (ret != 0)
+		return ret;
+	if (find_shim(shim, sizeof(shim)) != 0) {
+		cli_error("%s: shim not found (set PROFRUN_SHIM, or reinstall)", shim);
+		return EXIT_FAIL;
+	}
+	if (!o.output) {
+		default_output(argv[0], defout, sizeof(defout));
+		o.output = defout;
+	}
+	if (prepare_output(o.output, outdir, sizeof(outdir)) != 0 ||
+	    setup_child_environ(shim, outdir, o.freq) != 0)
+		return EXIT_FAIL;
+	if (spawn(prog, argv, &status) != 0)
+		return status;
+	if (!o.quiet) {
+		report_path(o.output, &o.report, stderr);
+		fprintf(stderr, "profrun: profile written to %s (profrun report %s)\n",
+			o.output, o.output);
+	} else if (o.output == defout) {
+		fprintf(stderr, "profrun: profile written to %s\n", o.output);
+	}
+	return status;
+}

@@ -1,0 +1,401 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""End-to-end tests: real workloads run under profrun, and the report
+checked against what each workload does by construction.
+
+Usage: e2e.py CASE   (meson test runs one case per test; exit 0 pass,
+1 fail, 77 skip).  Environment: PROFRUN (the CLI), WORKLOADS (the built
+workloads), PROFRUN_SHIM_BUILT (the built shim).
+
+Tolerances: a share measured from n samples has standard deviation
+sqrt(p(1-p)/n); the workloads run long enough for n >= 400 at the
+kernel's 250 Hz tick, and shares are accepted within 5 standard
+deviations plus 2 points of systematic slack (loop overhead in main), so
+a correct profiler fails such a check far less than once in a million
+runs."""
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+PROFRUN = os.environ.get("PROFRUN", "profrun")
+WORKLOADS = os.environ.get("WORKLOADS", ".")
+SHIM = os.environ.get("PROFRUN_SHIM_BUILT", "")
+CASES = {}
+
+
+class Failure(Exception):
+    pass
+
+
+def case(fn):
+    CASES[fn.__name__.replace("_", "-")] = fn
+    return fn
+
+
+def expect(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+def wl(name):
+    return os.path.join(WORKLOADS, name)
+
+
+def run(args, timeout=120, env=None, **kw):
+    cp = subprocess.run([str(a) for a in args], capture_output=True, text=True,
+                        timeout=timeout, env=env, **kw)
+    return cp
+
+
+def report_json(path, *extra):
+    cp = run([PROFRUN, "report", "--format", "json", *extra, path])
+    expect(cp.returncode == 0,
+           f"report --format json {path} exited {cp.returncode}: {cp.stderr.strip()}")
+    try:
+        return json.loads(cp.stdout)
+    except json.JSONDecodeError as e:
+        raise Failure(f"report is not JSON ({e}): {cp.stdout[:200]!r}")
+
+
+def samples_of(rep, name):
+    return sum(f["samples"] for f in rep["functions"] if f["name"] == name)
+
+
+def check_share(part, whole, expected, what):
+    """PART/WHOLE must be EXPECTED within 5 sigma + 2 points."""
+    expect(whole >= 400, f"{what}: only {whole} samples, need at least 400")
+    p = part / whole
+    tol = 5 * math.sqrt(expected * (1 - expected) / whole) + 0.02
+    expect(abs(p - expected) <= tol,
+           f"{what}: share {p:.3f} of {whole} samples, expected {expected:.3f} ± {tol:.3f}")
+
+
+def one_line_error(cp, what):
+    """A clean refusal: non-zero exit, no crash, one line naming profrun."""
+    expect(cp.returncode > 0, f"{what}: exit {cp.returncode}, expected a non-zero exit")
+    expect(cp.returncode < 128, f"{what}: profrun crashed (exit {cp.returncode})")
+    lines = [l for l in cp.stderr.splitlines() if l.strip()]
+    expect(len(lines) >= 1 and lines[0].startswith("profrun: "),
+           f"{what}: expected 'profrun: ...' on stderr, got {cp.stderr!r}")
+    expect(len(lines) <= 2, f"{what}: expected one error line, got {cp.stderr!r}")
+    return lines[0]
+
+
+def check_split(tmp, binary):
+    out = os.path.join(tmp, "split.prof")
+    cp = run([PROFRUN, "-F", "1000", "-o", out, "--", wl(binary), "2.5", "3", "1"])
+    expect(cp.returncode == 0, f"exit {cp.returncode}: {cp.stderr}")
+    expect(cp.stdout.startswith("split done:") and cp.stdout.count("\n") == 1,
+           f"program stdout changed: {cp.stdout!r}")
+    expect("hot_a" in cp.stderr and "hot_b" in cp.stderr,
+           f"text report on stderr does not name hot_a/hot_b: {cp.stderr}")
+    rep = report_json(out)
+    a, b = samples_of(rep, "hot_a"), samples_of(rep, "hot_b")
+    check_share(a, a + b, 0.75, f"{binary}: hot_a vs hot_b (built 3:1)")
+    check_share(a + b, rep["samples"]["main"], 0.99, f"{binary}: hot_a+hot_b in main")
+    expect(rep["complete"] is True, "a run that exited normally is not marked complete")
+    return rep
+
+
+@case
+def pie_split_matches_construction(tmp):
+    check_split(tmp, "split")
+
+
+@case
+def nopie_split_matches_construction(tmp):
+    check_split(tmp, "split-nopie")
+
+
+@case
+def stripped_binary_accounts_every_sample(tmp):
+    out = os.path.join(tmp, "s.prof")
+    cp = run([PROFRUN, "-q", "-F", "1000", "-o", out, wl("split-stripped"), "1.5"])
+    expect(cp.returncode == 0, f"exit {cp.returncode}: {cp.stderr}")
+    rep = report_json(out)
+    main = rep["samples"]["main"]
+    expect(main >= 200, f"only {main} samples in the stripped binary")
+    total = sum(f["samples"] for f in rep["functions"])
+    expect(total == main, f"functions add up to {total}, samples.main is {main}")
+    expect(all(f["name"] not in ("hot_a", "hot_b") for f in rep["functions"]),
+           "a stripped binary cannot name static functions")
+
+
+@case
+def debuglink_binary_is_symbolized(tmp):
+    out = os.path.join(tmp, "d.prof")
+    cp = run([PROFRUN, "-q", "-F", "1000", "-o", out, wl("split-debuglink"), "2.5"])
+    expect(cp.returncode == 0, f"exit {cp.returncode}: {cp.stderr}")
+    rep = report_json(out)
+    a, b = samples_of(rep, "hot_a"), samples_of(rep, "hot_b")
+    check_share(a, a + b, 0.75, "debuglink: hot_a vs hot_b")
+    f = [f for f in rep["functions"] if f["name"] == "hot_a"][0]
+    expect((f.get("file") or "").endswith("split.c"), f"hot_a's file is {f.get('file')!r}")
+
+
+@case
+def exit_status_and_stdout_are_the_programs(tmp):
+    for mode, status in (("exit:0", 0), ("exit:3", 3), ("exit:255", 255)):
+        out = os.path.join(tmp, f"e{status}.prof")
+        cp = run([PROFRUN, "-o", out, wl("outcome"), mode, "0.2"])
+        expect(cp.returncode == status, f"{mode}: profrun exited {cp.returncode}")
+        expect(cp.stdout == f"outcome {mode}\n", f"{mode}: stdout is {cp.stdout!r}")
+        rep = report_json(out)
+        expect(rep["complete"] is True, f"{mode}: run not marked complete")
+        procs = rep.get("processes", [])
+        if procs:
+            expect(procs[0].get("exit") == status, f"{mode}: recorded exit {procs[0].get('exit')}")
+
+
+@case
+def signal_death_exits_128_plus_n(tmp):
+    for sig in (signal.SIGTERM, signal.SIGSEGV, signal.SIGUSR1):
+        out = os.path.join(tmp, f"s{int(sig)}.prof")
+        cp = run([PROFRUN, "-q", "-o", out, wl("outcome"), f"signal:{int(sig)}", "0.2"])
+        expect(cp.returncode == 128 + sig, f"signal {sig}: profrun exited {cp.returncode}")
+        rep = report_json(out)
+        expect(rep["complete"] is False, f"signal {sig}: a killed run is marked complete")
+
+
+@case
+def abort_and_underscore_exit_leave_readable_profiles(tmp):
+    for mode, status in (("abort", 128 + signal.SIGABRT), ("_exit:7", 7)):
+        out = os.path.join(tmp, "a.prof")
+        cp = run([PROFRUN, "-q", "-F", "1000", "-o", out, wl("outcome"), mode, "1.0"])
+        expect(cp.returncode == status, f"{mode}: profrun exited {cp.returncode}")
+        rep = report_json(out)
+        spin = samples_of(rep, "spin")
+        expect(spin >= 100, f"{mode}: only {spin} samples in spin() after 1 s of CPU")
+        expect(rep["complete"] is False, f"{mode}: run marked complete")
+
+
+@case
+def sigkill_mid_run_profile_survives(tmp):
+    out = os.path.join(tmp, "k.prof")
+    p = subprocess.Popen([PROFRUN, "-q", "-F", "1000", "-o", out, wl("outcome"), "ready", "1.5"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = p.stdout.readline()
+        expect(line.startswith("ready "), f"workload said {line!r}")
+        os.kill(int(line.split()[1]), signal.SIGKILL)
+        p.wait(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    expect(p.returncode == 128 + signal.SIGKILL, f"profrun exited {p.returncode}")
+    rep = report_json(out)
+    spin, main = samples_of(rep, "spin"), rep["samples"]["main"]
+    expect(spin >= 250, f"only {spin} samples in spin() after 1.5 s of CPU at 250 Hz")
+    check_share(spin, main, 0.99, "spin() in the killed run")
+    expect(rep["complete"] is False, "a SIGKILLed run is marked complete")
+
+
+@case
+def static_binary_refused_before_running(tmp):
+    out = os.path.join(tmp, "st.prof")
+    cp = run([PROFRUN, "-o", out, wl("split-static"), "0.1"])
+    line = one_line_error(cp, "static binary")
+    expect("static" in line, f"message does not say static: {line}")
+    expect(cp.stdout == "", "the static program ran anyway")
+
+
+@case
+def missing_and_unexecutable_programs(tmp):
+    cp = run([PROFRUN, "-o", os.path.join(tmp, "m.prof"), "./no-such-program-here"], cwd=tmp)
+    expect(cp.returncode == 127, f"missing program: exit {cp.returncode}")
+    expect("no-such-program-here" in cp.stderr, f"message does not name it: {cp.stderr}")
+    cp = run([PROFRUN, "-o", os.path.join(tmp, "m.prof"), "no-such-program-in-path"])
+    expect(cp.returncode == 127, f"missing program in PATH: exit {cp.returncode}")
+    plain = os.path.join(tmp, "plain.txt")
+    with open(plain, "w") as f:
+        f.write("not a program\n")
+    cp = run([PROFRUN, "-o", os.path.join(tmp, "n.prof"), plain])
+    expect(cp.returncode == 126, f"non-executable file: exit {cp.returncode}")
+    cp = run([PROFRUN, "-o", os.path.join(tmp, "d.prof"), tmp])
+    expect(cp.returncode == 126, f"directory as program: exit {cp.returncode}")
+
+
+def make_profile(tmp):
+    out = os.path.join(tmp, "good.prof")
+    cp = run([PROFRUN, "-q", "-o", out, wl("outcome"), "exit:0", "0.3"])
+    expect(cp.returncode == 0, f"exit {cp.returncode}: {cp.stderr}")
+    members = sorted(os.listdir(out))
+    expect(len(members) == 1, f"run directory holds {members}")
+    with open(os.path.join(out, members[0]), "rb") as f:
+        return f.read()
+
+
+@case
+def damaged_profiles_refused_cleanly(tmp):
+    good = make_profile(tmp)
+    damages = {
+        "empty": b"",
+        "truncated-header": good[:100],
+        "truncated-counts": good[: len(good) // 2],
+        "bad-magic": b"XXXXXXXX" + good[8:],
+        "foreign": bytes(range(256)) * 64,
+        "newer-format": good[:10] + b"\x63\x00" + good[12:],
+        "huge-nbuckets": good[:56] + (2**40).to_bytes(8, "little") + good[64:],
+    }
+    for name, data in damages.items():
+        d = os.path.join(tmp, name)
+        os.mkdir(d)
+        with open(os.path.join(d, "1.prof"), "wb") as f:
+            f.write(data)
+        for path in (d, os.path.join(d, "1.prof")):
+            cp = run([PROFRUN, "report", path], timeout=30)
+            one_line_error(cp, f"{name} profile")
+    os.mkdir(os.path.join(tmp, "emptydir"))
+    one_line_error(run([PROFRUN, "report", os.path.join(tmp, "emptydir")]), "empty directory")
+    one_line_error(run([PROFRUN, "report", os.path.join(tmp, "nothing")]), "missing path")
+    # a damaged member never hides a healthy one
+    mixed = os.path.join(tmp, "mixed")
+    os.mkdir(mixed)
+    for name, data in (("10.prof", good), ("11.prof", good[:100])):
+        with open(os.path.join(mixed, name), "wb") as f:
+            f.write(data)
+    cp = run([PROFRUN, "report", mixed])
+    expect(cp.returncode == 0, f"mixed run: exit {cp.returncode}: {cp.stderr}")
+    expect("11.prof" in cp.stderr, f"the skipped member is not named: {cp.stderr}")
+    expect("spin" in cp.stdout, f"the healthy member is not reported: {cp.stdout}")
+
+
+@case
+def symlinked_output_refused(tmp):
+    target = os.path.join(tmp, "target")
+    os.mkdir(target)
+    link = os.path.join(tmp, "link.prof")
+    os.symlink(target, link)
+    cp = run([PROFRUN, "-o", link, wl("outcome"), "exit:0", "0.1"])
+    line = one_line_error(cp, "symlinked output")
+    expect("symbolic link" in line, f"message does not say why: {line}")
+    expect(os.listdir(target) == [], "the symlink's target was written")
+    expect(cp.stdout == "", "the program ran although its profile could not be written")
+    # the shim alone refuses a symlinked run directory too, and the program still runs
+    env = dict(os.environ, LD_PRELOAD=SHIM, PROFRUN_OUTPUT=link)
+    cp = run([wl("outcome"), "exit:5", "0.1"], env=env)
+    expect(cp.returncode == 5 and cp.stdout == "outcome exit:5\n",
+           f"program harmed by a refused output: exit {cp.returncode}, {cp.stdout!r}")
+    expect(os.listdir(target) == [], "the shim wrote through a symlink")
+
+
+@case
+def json_report_contract(tmp):
+    out = os.path.join(tmp, "j.prof")
+    cp = run([PROFRUN, "-q", "-F", "1000", "-o", out, wl("split"), "1.0", "2", "1"])
+    expect(cp.returncode == 0, f"exit {cp.returncode}: {cp.stderr}")
+    rep = report_json(out)
+    expect(rep["schema"] == "profrun-report/1", f"schema {rep.get('schema')}")
+    s = rep["samples"]
+    expect(s["total"] == s["main"] + s["outside"], f"samples {s} do not add up")
+    funcs = rep["functions"]
+    expect(sum(f["samples"] for f in funcs) == s["main"], "functions do not add up to main")
+    keys = [(-f["samples"], f["name"]) for f in funcs]
+    expect(keys == sorted(keys), "functions not sorted by samples, then name")
+    for f in funcs:
+        for k in ("name", "module", "samples", "percent", "file", "line"):
+            expect(k in f, f"function entry lacks {k}: {f}")
+        expect(f["samples"] > 0, f"entry with no samples: {f}")
+    expect(isinstance(rep["rate_hz"], (int, float)) and 50 <= rep["rate_hz"] <= 1100,
+           f"rate_hz {rep['rate_hz']}")
+    expect(isinstance(rep["cpu_seconds"], (int, float)) and 0.8 <= rep["cpu_seconds"] <= 5,
+           f"cpu_seconds {rep['cpu_seconds']} for a 1 s CPU run")
+    pct = sum(f["percent"] for f in funcs)
+    expect(abs(pct - 100.0 * s["main"] / max(s["total"], 1)) < 0.5 or abs(pct - 100) < 0.5,
+           f"percents add up to {pct}")
+    cp2 = run([PROFRUN, "report", "--format", "json", out])
+    cp3 = run([PROFRUN, "report", "--format", "json", out])
+    expect(cp2.stdout == cp3.stdout, "JSON output is not deterministic")
+    top = json.loads(run([PROFRUN, "report", "--format", "json", "--top", "1", out]).stdout)
+    expect(len(top["functions"]) == 1 and top["functions"][0]["name"] == "hot_a",
+           f"--top 1 gives {top['functions']}")
+
+
+@case
+def script_profiles_its_interpreter(tmp):
+    script = os.path.join(tmp, "busy.sh")
+    with open(script, "w") as f:
+        f.write("#!/bin/sh\ni=0\nwhile [ $i -lt 300000 ]; do i=$((i+1)); done\necho counted $i\n")
+    os.chmod(script, 0o755)
+    out = os.path.join(tmp, "sh.prof")
+    cp = run([PROFRUN, "-F", "1000", "-o", out, script])
+    expect(cp.returncode == 0 and cp.stdout == "counted 300000\n",
+           f"script: exit {cp.returncode}, stdout {cp.stdout!r}, {cp.stderr}")
+    rep = report_json(out)
+    shell = os.path.realpath("/bin/sh")
+    expect(rep["samples"]["main"] > 0, "no samples in the interpreter")
+    procs = rep.get("processes") or []
+    exes = [p["exe"] for p in procs] or [f["module"] for f in rep["functions"]]
+    expect(any(os.path.realpath(e) == shell for e in exes),
+           f"report does not name the interpreter {shell}: {exes}")
+    expect(os.path.basename(shell) in cp.stderr, f"text report does not name {shell}")
+
+
+@case
+def shim_works_without_the_cli(tmp):
+    out = os.path.join(tmp, "direct.prof")
+    env = dict(os.environ, LD_PRELOAD=SHIM, PROFRUN_OUTPUT=out, PROFRUN_FREQ="1000")
+    cp = run([wl("split"), "2.0", "1", "1"], env=env)
+    expect(cp.returncode == 0 and cp.stdout.startswith("split done:"),
+           f"exit {cp.returncode}, stdout {cp.stdout!r}, stderr {cp.stderr!r}")
+    expect(cp.stderr == "", f"the shim printed {cp.stderr!r}")
+    rep = report_json(out)
+    a, b = samples_of(rep, "hot_a"), samples_of(rep, "hot_b")
+    check_share(a, a + b, 0.5, "shim alone: hot_a vs hot_b (built 1:1)")
+
+
+@case
+def rerun_replaces_earlier_profile(tmp):
+    out = os.path.join(tmp, "r.prof")
+    for i in range(2):
+        cp = run([PROFRUN, "-q", "-o", out, wl("outcome"), "exit:0", "0.2"])
+        expect(cp.returncode == 0, f"run {i}: exit {cp.returncode}: {cp.stderr}")
+    expect(len(os.listdir(out)) == 1, f"an earlier run's profile was kept: {os.listdir(out)}")
+    with open(os.path.join(tmp, "keep.txt"), "w") as f:
+        f.write("precious\n")
+    cp = run([PROFRUN, "-o", os.path.join(tmp, "keep.txt"), wl("outcome"), "exit:0", "0.1"])
+    one_line_error(cp, "-o naming an ordinary file")
+    with open(os.path.join(tmp, "keep.txt")) as f:
+        expect(f.read() == "precious\n", "an ordinary file at -o was overwritten")
+
+
+@case
+def bad_command_lines_exit_64(tmp):
+    for args in (["-F", "0", "true"], ["-F", "-5", "true"], ["-F", "abc", "true"],
+                 ["-F", "99999999999", "true"], ["--no-such-option", "true"], [],
+                 ["report", "--format", "xml", "x"], ["report", "--top", "0", "x"],
+                 ["report"]):
+        cp = run([PROFRUN, *args])
+        expect(cp.returncode == 64, f"profrun {' '.join(args)}: exit {cp.returncode}")
+        expect(cp.stderr.strip() != "", f"profrun {' '.join(args)}: no message")
+    cp = run([PROFRUN, "--help"])
+    expect(cp.returncode == 0 and "Exit status" in cp.stdout, "--help lacks exit codes")
+    cp = run([PROFRUN, "--version"])
+    expect(cp.returncode == 0 and cp.stdout.startswith("profrun "), "--version")
+
+
+def main():
+    if len(sys.argv) != 2 or sys.argv[1] not in CASES:
+        print(f"usage: e2e.py CASE\ncases: {' '.join(sorted(CASES))}", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="profrun-e2e-") as tmp:
+        try:
+            CASES[sys.argv[1]](tmp)
+        except Failure as e:
+            print(f"FAIL {sys.argv[1]}: {e}", file=sys.stderr)
+            return 1
+        except subprocess.TimeoutExpired as e:
+            print(f"FAIL {sys.argv[1]}: timed out: {e}", file=sys.stderr)
+            return 1
+    print(f"PASS {sys.argv[1]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
