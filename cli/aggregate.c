@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Building the report model: select the members of a run, merge their
+ * samples per executable (so each binary is symbolized once), symbolize,
+ * and merge functions by (module, name).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+static int
+select_procs(struct report *r)
+{
+	const struct run *run = r->run;
+	size_t i;
+
+	r->procs = calloc(run->n, sizeof(*r->procs));
+	if (!r->procs) {
+		cli_error("%s: out of memory", run->path);
+		return -1;
+	}
+	for (i = 0; i < run->n; i++) {
+		if (r->opts->pid && run->members[i].hdr.pid != r->opts->pid)
+			continue;
+		r->procs[r->nprocs++].p = &run->members[i];
+	}
+	if (r->nprocs > 0)
+		return 0;
+	cli_error("no process %ld in run %s", r->opts->pid, run->path);
+	return -1;
+}
+
+static bool
+same_image(const struct profile *a, const struct profile *b)
+{
+	return strcmp(a->exe, b->exe) == 0 &&
+	       strcmp(a->build_id, b->build_id) == 0 &&
+	       a->hdr.text_start == b->hdr.text_start &&
+	       a->hdr.bucket_size == b->hdr.bucket_size;
+}
+
+static int
+cmp_sample(const void *a, const void *b)
+{
+	const struct profile_sample *x = a, *y = b;
+
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+/* Samples of every selected process sharing FIRST's image, merged by
+ * address.  DONE marks the processes consumed. */
+static struct profile_sample *
+merge_image(struct report *r, size_t first, bool *done, size_t *nout)
+{
+	const struct profile *ref = r->procs[first].p, *p;
+	struct profile_sample *s = NULL, *t;
+	size_t i, n = 0, k;
+
+	for (i = first; i < r->nprocs; i++) {
+		p = r->procs[i].p;
+		if (done[i] || !same_image(ref, p))
+			continue;
+		done[i] = true;
+		t = realloc(s, (n + p->nsamples + 1) * sizeof(*s));
+		if (!t) {
+			free(s);
+			return NULL;
+		}
+		s = t;
+		memcpy(s + n, p->samples, p->nsamples * sizeof(*s));
+		n += p->nsamples;
+	}
+	qsort(s, n, sizeof(*s), cmp_sample);
+	for (i = 0, k = 0; i < n; i++) {
+		if (k > 0 && s[k - 1].addr == s[i].addr)
+			s[k - 1].count += s[i].count;
+		else
+			s[k++] = s[i];
+	}
+	*nout = k;
+	return s;
+}
+
+static int
+symbolize_merged(struct report *r, struct symbolizer *sz)
+{
+	bool *done = calloc(r->nprocs, sizeof(*done));
+	struct profile_sample *s;
+	size_t i, n;
+	int ret = 0;
+
+	if (!done)
+		return -1;
+	for (i = 0; i < r->nprocs && ret == 0; i++) {
+		if (done[i])
+			continue;
+		s = merge_image(r, i, done, &n);
+		if (!s) {
+			cli_error("%s: out of memory", r->run->path);
+			ret = -1;
+			break;
+		}
+		ret = symbolize(sz, r->procs[i].p, s, n, &r->funcs);
+		free(s);
+	}
+	free(done);
+	return ret;
+}
+
+static int
+symbolize_each(struct report *r, struct symbolizer *sz)
+{
+	struct proc *pr;
+	size_t i;
+
+	for (i = 0; i < r->nprocs; i++) {
+		pr = &r->procs[i];
+		if (symbolize(sz, pr->p, pr->p->samples, pr->p->nsamples,
+			      &pr->funcs))
+			return -1;
+		func_list_finish(&pr->funcs);
+	}
+	return 0;
+}
+
+/* Executables with samples among the merged functions. */
+static size_t
+count_modules(const struct func_list *l)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < l->n; i++) {
+		for (j = 0; j < i; j++)
+			if (strcmp(l->v[i].module, l->v[j].module) == 0)
+				break;
+		n += j == i;
+	}
+	return n;
+}
+
+static void
+compute_rate(struct report *r)
+{
+	double cpu = 0, c;
+	uint64_t samples = 0;
+	size_t i;
+
+	r->cpu_seconds = 0;
+	for (i = 0; i < r->nprocs; i++) {
+		c = profile_cpu_seconds(r->procs[i].p);
+		if (c < 0) {
+			r->cpu_seconds = -1;
+			continue;
+		}
+		cpu += c;
+		samples += r->procs[i].p->main + r->procs[i].p->outside;
+		if (r->cpu_seconds >= 0)
+			r->cpu_seconds += c;
+	}
+	r->requested_hz = r->procs[0].p->hdr.rate_requested;
+	r->armed_hz = profile_armed_hz(r->procs[0].p);
+	r->rate_measured = cpu > 0;
+	r->rate_hz = r->rate_measured ? (double)samples / cpu : r->armed_hz;
+}
+
+static void
+compute_totals(struct report *r)
+{
+	const struct profile *p;
+	size_t i;
+
+	r->complete = true;
+	for (i = 0; i < r->nprocs; i++) {
+		p = r->procs[i].p;
+		r->main += p->main;
+		r->outside += p->outside;
+		r->complete = r->complete && profile_complete(p);
+		r->idle += p->main + p->outside == 0;
+	}
+	r->total = r->main + r->outside;
+	compute_rate(r);
+}
+
+int
+report_build(struct report *r, const struct run *run,
+	     const struct report_opts *opts)
+{
+	struct symbolizer *sz;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	r->run = run;
+	r->opts = opts;
+	if (select_procs(r))
+		return -1;
+	compute_totals(r);
+	sz = symbolizer_new(opts->force);
+	if (!sz) {
+		cli_error("%s: out of memory", run->path);
+		return -1;
+	}
+	ret = symbolize_merged(r, sz);
+	if (ret == 0 && opts->by_process)
+		ret = symbolize_each(r, sz);
+	symbolizer_free(sz);
+	if (ret)
+		return -1;
+	func_list_finish(&r->funcs);
+	r->nmodules = count_modules(&r->funcs);
+	return 0;
+}
+
+void
+report_fini(struct report *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nprocs; i++)
+		func_list_fini(&r->procs[i].funcs);
+	free(r->procs);
+	func_list_fini(&r->funcs);
+	memset(r, 0, sizeof(*r));
+}
+
+double
+report_seconds(const struct report *r, uint64_t samples)
+{
+	return r->rate_hz > 0 ? (double)samples / r->rate_hz : 0;
+}
+
+double
+report_percent(const struct report *r, uint64_t samples)
+{
+	return r->total ? 100.0 * (double)samples / (double)r->total : 0;
+}
+
+static const struct {
+	uint32_t flag;
+	const char *text;
+} flag_texts[] = {
+	{ PROFRUN_F_WRAP_OVERFLOW,
+	  "wrap table overflowed: the hottest counts are too low" },
+	{ PROFRUN_F_RATE_CLIPPED,
+	  "requested rate above what the kernel delivers" },
+	{ PROFRUN_F_RIVAL_SIGNAL,
+	  "the program installed its own SIGPROF handler" },
+	{ PROFRUN_F_RIVAL_TIMER, "the program re-armed ITIMER_PROF" },
+	{ PROFRUN_F_RIVAL_PROFIL, "the program called profil() itself" },
+	{ PROFRUN_F_STOPPED, "profiling stopped early" },
+};
+
+void
+report_problems(const struct profile *p,
+		void (*fn)(void *ctx, const char *line), void *ctx)
+{
+	char buf[512];
+	size_t i;
+
+	if (!profile_complete(p))
+		fn(ctx, profile_state_text(p));
+	for (i = 0; i < sizeof(flag_texts) / sizeof(flag_texts[0]); i++) {
+		if (p->hdr.flags & flag_texts[i].flag)
+			fn(ctx, flag_texts[i].text);
+	}
+	if (p->hdr.wraps_lost > 0) {
+		snprintf(buf, sizeof(buf),
+			 "%llu counter wraps lost (65536 samples each)",
+			 (unsigned long long)p->hdr.wraps_lost);
+		fn(ctx, buf);
+	}
+	if (p->note) {
+		snprintf(buf, sizeof(buf), "note: %s", p->note);
+		fn(ctx, buf);
+	}
+}

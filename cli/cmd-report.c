@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+/* `profrun report`: print the profile of a finished (or cut short) run. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "report.h"
+
+static const char report_usage[] =
+	"Usage: profrun report [OPTIONS] PROFILE\n"
+	"\n"
+	"Print the flat profile of PROFILE, a run directory (one <pid>.prof\n"
+	"file per process) or a single member file.\n"
+	"\n"
+	"Options:\n"
+	"  --format text|json  output format (default: text)\n"
+	"  --top N             show only the N hottest functions (0: all)\n"
+	"  --by-process        one section per process instead of merging\n"
+	"  --pid N             only the process N\n"
+	"  --force             report even if the binary's build-id changed\n"
+	"  -h, --help          show this help\n"
+	"\n"
+	"Exit status: 0 success, 1 unusable profile or binary, 64 usage "
+	"error.\n";
+
+enum {
+	OPT_FORMAT = 256,
+	OPT_TOP,
+	OPT_FORCE,
+	OPT_BY_PROCESS,
+	OPT_PID,
+};
+
+static const struct option report_options[] = {
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "by-process", no_argument, NULL, OPT_BY_PROCESS },
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* A decimal number in [MIN, MAX], or -1 (MIN is at least 0). */
+static long
+parse_number(const char *s, long min, long max)
+{
+	char *end;
+	long v;
+
+	if (s[0] < '0' || s[0] > '9')
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	return v;
+}
+
+static int
+usage_error(const char *what, const char *arg)
+{
+	cli_error("report: %s '%s' (see profrun report --help)", what, arg);
+	return EXIT_USAGE;
+}
+
+/* Returns -1 to go on, or the exit status. */
+static int
+parse_option(int c, struct report_opts *opts)
+{
+	long v;
+
+	switch (c) {
+	case OPT_FORMAT:
+		if (strcmp(optarg, "text") && strcmp(optarg, "json"))
+			return usage_error("unknown format", optarg);
+		opts->format = optarg;
+		return -1;
+	case OPT_TOP:
+		v = parse_number(optarg, 0, INT_MAX);
+		if (v < 0)
+			return usage_error("--top needs a number >= 0, not", optarg);
+		opts->top = (int)v;
+		return -1;
+	case OPT_FORCE:
+		opts->force = true;
+		return -1;
+	case OPT_BY_PROCESS:
+		opts->by_process = true;
+		return -1;
+	case OPT_PID:
+		v = parse_number(optarg, 1, INT_MAX);
+		if (v < 0)
+			return usage_error("--pid needs a process id, not", optarg);
+		opts->pid = v;
+		return -1;
+	case 'h':
+		fputs(report_usage, stdout);
+		return EXIT_OK;
+	default:
+		fputs("Try 'profrun report --help'.\n", stderr);
+		return EXIT_USAGE;
+	}
+}
+
+int
+cmd_report(int argc, char **argv)
+{
+	struct report_opts opts = { .format = "text" };
+	int c, ret;
+
+	optind = 0; /* full reset: main may have used getopt already */
+	while ((c = getopt_long(argc, argv, "h", report_options, NULL)) != -1) {
+		ret = parse_option(c, &opts);
+		if (ret >= 0)
+			return ret;
+	}
+	if (optind != argc - 1) {
+		cli_error("report: %s (see profrun report --help)",
+			  optind == argc ? "missing PROFILE"
+					 : "more than one PROFILE");
+		return EXIT_USAGE;
+	}
+	return report_path(argv[optind], &opts, stdout);
+}
+
+int
+report_path(const char *path, const struct report_opts *opts, FILE *out)
+{
+	struct run run;
+	struct report r;
+	int ret;
+
+	if (run_load(path, &run))
+		return EXIT_FAIL;
+	if (report_build(&r, &run, opts)) {
+		run_fini(&run);
+		return EXIT_FAIL;
+	}
+	if (opts->format && strcmp(opts->format, "json") == 0)
+		ret = report_json(&r, out);
+	else
+		ret = report_text(&r, out);
+	if (ret)
+		cli_error("%s: cannot write the report", path);
+	report_fini(&r);
+	run_fini(&run);
+	return ret ? EXIT_FAIL : EXIT_OK;
+}

@@ -1,0 +1,656 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reader of profrun member files.  Every field of a file is treated as
+ * hostile: the layout is checked against the real file size before
+ * anything is allocated, and every offset, size and key is bounds-checked.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "profile.h"
+
+/* Refuse sums that no real run can reach (2^62 samples). */
+#define PLAUSIBLE_SAMPLES (1ull << 62)
+
+static int
+fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static const char profrun_magic[PROFRUN_MAGIC_LEN] = PROFRUN_MAGIC;
+
+/* Identification: magic, versions, header size and file size. */
+static int
+check_ident(const uint8_t *buf, uint64_t size, struct profrun_header *h,
+	    char *err, size_t errlen)
+{
+	size_t n = size < PROFRUN_MAGIC_LEN ? size : PROFRUN_MAGIC_LEN;
+
+	if (size == 0)
+		return fail(err, errlen, "empty file");
+	if (memcmp(buf, profrun_magic, n) != 0)
+		return fail(err, errlen, "not a profrun profile (bad magic)");
+	if (size < sizeof(*h))
+		return fail(err, errlen,
+			    "truncated (file is %llu bytes, a header needs %zu)",
+			    (unsigned long long)size, sizeof(*h));
+	memcpy(h, buf, sizeof(*h));
+	if (h->min_version > PROFRUN_VERSION)
+		return fail(err, errlen,
+			    "written by a newer profrun (format %u, this reads %u)",
+			    h->version, PROFRUN_VERSION);
+	if (h->version == 0 || h->min_version == 0 ||
+	    h->min_version > h->version)
+		return fail(err, errlen, "bad format version %u (minimum %u)",
+			    h->version, h->min_version);
+	if (h->header_size < sizeof(*h) || h->header_size % 8 != 0)
+		return fail(err, errlen, "bad header size %u", h->header_size);
+	if (h->file_size > size)
+		return fail(err, errlen,
+			    "truncated (file is %llu bytes, header says %llu)",
+			    (unsigned long long)size,
+			    (unsigned long long)h->file_size);
+	if (h->file_size != size)
+		return fail(err, errlen,
+			    "size mismatch (file is %llu bytes, header says %llu)",
+			    (unsigned long long)size,
+			    (unsigned long long)h->file_size);
+	if (h->header_size > size)
+		return fail(err, errlen, "header size %u beyond the file",
+			    h->header_size);
+	return 0;
+}
+
+static int
+check_buckets(const struct profrun_header *h, char *err, size_t errlen)
+{
+	uint64_t span, cover;
+	uint32_t bs = h->bucket_size;
+
+	if (h->nbuckets == 0 || h->nbuckets > PROFRUN_MAX_BUCKETS)
+		return fail(err, errlen,
+			    "bad histogram size (%llu buckets, at most %u)",
+			    (unsigned long long)h->nbuckets,
+			    PROFRUN_MAX_BUCKETS);
+	if (bs < 2 || bs > 131072 || (bs & (bs - 1)) != 0)
+		return fail(err, errlen,
+			    "bad bucket size %u (not a power of two >= 2)", bs);
+	if (h->scale != 131072u / bs)
+		return fail(err, errlen,
+			    "profil scale %u does not match bucket size %u",
+			    h->scale, bs);
+	cover = h->nbuckets * bs;
+	span = h->text_end - h->text_start;
+	if (h->text_end <= h->text_start ||
+	    h->text_start > UINT64_MAX - cover || span > cover ||
+	    cover - span >= bs)
+		return fail(err, errlen,
+			    "text range 0x%llx-0x%llx does not match "
+			    "%llu buckets of %u bytes",
+			    (unsigned long long)h->text_start,
+			    (unsigned long long)h->text_end,
+			    (unsigned long long)h->nbuckets, bs);
+	return 0;
+}
+
+struct region {
+	const char *what;
+	uint64_t off, size;
+};
+
+static int
+check_regions(const struct profrun_header *h, char *err, size_t errlen)
+{
+	const struct region r[] = {
+		{ "string area", h->strings_off, h->strings_size },
+		{ "wrap table", h->wraps_off,
+		  (uint64_t)h->wrap_slots * sizeof(struct profrun_wrap) },
+		{ "histogram", h->hist_off, h->nbuckets * 2 },
+	};
+	size_t i, j;
+
+	for (i = 0; i < 3; i++) {
+		if (r[i].off < h->header_size || r[i].size > h->file_size ||
+		    r[i].off > h->file_size - r[i].size)
+			return fail(err, errlen,
+				    "%s (offset %llu, %llu bytes) out of range",
+				    r[i].what, (unsigned long long)r[i].off,
+				    (unsigned long long)r[i].size);
+	}
+	for (i = 0; i < 3; i++) {
+		for (j = i + 1; j < 3; j++) {
+			if (r[i].size == 0 || r[j].size == 0)
+				continue;
+			if (r[i].off < r[j].off + r[j].size &&
+			    r[j].off < r[i].off + r[i].size)
+				return fail(err, errlen, "%s overlaps %s",
+					    r[i].what, r[j].what);
+		}
+	}
+	return 0;
+}
+
+/* The string at file offset OFF, which must lie in the string area and be
+ * NUL-terminated inside it (exe_off and note_off are file offsets, so 0
+ * can mean "none"). */
+static int
+get_string(const uint8_t *buf, const struct profrun_header *h, uint32_t off,
+	   const char *what, char **out, char *err, size_t errlen)
+{
+	const char *s = (const char *)buf + off;
+	uint64_t end = h->strings_off + h->strings_size;
+
+	if (off < h->strings_off || off >= end)
+		return fail(err, errlen, "%s string at %u outside the string area",
+			    what, off);
+	if (!memchr(s, '\0', end - off))
+		return fail(err, errlen, "%s string not terminated", what);
+	*out = strdup(s);
+	if (!*out)
+		return fail(err, errlen, "out of memory");
+	return 0;
+}
+
+static int
+read_strings(const uint8_t *buf, struct profile *p, char *err, size_t errlen)
+{
+	const struct profrun_header *h = &p->hdr;
+	uint32_t i;
+
+	if (h->build_id_len > PROFRUN_BUILD_ID_MAX)
+		return fail(err, errlen, "build-id length %u exceeds %u",
+			    h->build_id_len, PROFRUN_BUILD_ID_MAX);
+	for (i = 0; i < h->build_id_len; i++)
+		sprintf(p->build_id + 2 * i, "%02x", h->build_id[i]);
+	p->build_id[2 * i] = '\0';
+	if (get_string(buf, h, h->exe_off, "executable", &p->exe, err, errlen))
+		return -1;
+	if (h->note_off == 0)
+		return 0;
+	if (get_string(buf, h, h->note_off, "note", &p->note, err, errlen))
+		return -1;
+	if (p->note[0] == '\0') {
+		free(p->note);
+		p->note = NULL;
+	}
+	return 0;
+}
+
+struct wrap_entry {
+	uint64_t index;
+	uint64_t wraps;
+};
+
+static int
+cmp_wrap(const void *a, const void *b)
+{
+	const struct wrap_entry *x = a, *y = b;
+
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+/* The used wrap slots, validated and sorted by bucket index. */
+static int
+read_wraps(const uint8_t *buf, const struct profrun_header *h,
+	   struct wrap_entry **out, size_t *nout, char *err, size_t errlen)
+{
+	struct wrap_entry *w;
+	struct profrun_wrap slot;
+	size_t n = 0;
+	uint32_t i;
+
+	w = calloc(h->wrap_slots ? h->wrap_slots : 1, sizeof(*w));
+	if (!w)
+		return fail(err, errlen, "out of memory");
+	for (i = 0; i < h->wrap_slots; i++) {
+		memcpy(&slot, buf + h->wraps_off + (uint64_t)i * sizeof(slot),
+		       sizeof(slot));
+		if (slot.key == 0)
+			continue;
+		if (slot.key > h->nbuckets || slot.wraps >= PLAUSIBLE_SAMPLES >> 16) {
+			free(w);
+			return fail(err, errlen,
+				    "wrap slot %u is bad (bucket %llu of %llu, "
+				    "%llu wraps)", i,
+				    (unsigned long long)slot.key - 1,
+				    (unsigned long long)h->nbuckets,
+				    (unsigned long long)slot.wraps);
+		}
+		w[n].index = slot.key - 1;
+		w[n++].wraps = slot.wraps;
+	}
+	qsort(w, n, sizeof(*w), cmp_wrap);
+	*out = w;
+	*nout = n;
+	return 0;
+}
+
+static int
+add_sample(struct profile *p, size_t *cap, uint64_t index, uint64_t count)
+{
+	struct profile_sample *s;
+
+	if (p->nsamples == *cap) {
+		*cap = *cap ? *cap * 2 : 256;
+		s = realloc(p->samples, *cap * sizeof(*s));
+		if (!s)
+			return -1;
+		p->samples = s;
+	}
+	p->samples[p->nsamples].addr = profrun_bucket_addr(&p->hdr, index);
+	p->samples[p->nsamples++].count = count;
+	p->main += count;
+	return 0;
+}
+
+/* Exact count of every bucket: hist[i] + 65536 * wraps(i). */
+static int
+read_counts(const uint8_t *buf, struct profile *p,
+	    const struct wrap_entry *w, size_t nw, char *err, size_t errlen)
+{
+	const struct profrun_header *h = &p->hdr;
+	size_t cap = 0, k = 0;
+	uint64_t i, count;
+	uint16_t v;
+
+	for (i = 0; i < h->nbuckets; i++) {
+		memcpy(&v, buf + h->hist_off + i * 2, sizeof(v));
+		count = v;
+		/* duplicate keys (racing writers) add up */
+		for (; k < nw && w[k].index == i; k++) {
+			count += w[k].wraps << 16;
+			if (count >= PLAUSIBLE_SAMPLES)
+				break;
+		}
+		if (count == 0)
+			continue;
+		if (count >= PLAUSIBLE_SAMPLES ||
+		    p->main >= PLAUSIBLE_SAMPLES - count)
+			return fail(err, errlen, "implausible sample counts");
+		if (add_sample(p, &cap, i, count))
+			return fail(err, errlen, "out of memory");
+	}
+	return 0;
+}
+
+int
+profile_parse(const void *data, size_t size, struct profile *p, char *err,
+	      size_t errlen)
+{
+	const uint8_t *buf = data;
+	struct wrap_entry *w = NULL;
+	size_t nw = 0;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	if (check_ident(buf, size, &p->hdr, err, errlen) ||
+	    check_buckets(&p->hdr, err, errlen) ||
+	    check_regions(&p->hdr, err, errlen) ||
+	    read_strings(buf, p, err, errlen) ||
+	    read_wraps(buf, &p->hdr, &w, &nw, err, errlen))
+		goto fail;
+	ret = read_counts(buf, p, w, nw, err, errlen);
+	free(w);
+	if (ret)
+		goto fail;
+	p->outside = p->hdr.samples_outside;
+	if (p->outside >= PLAUSIBLE_SAMPLES) {
+		fail(err, errlen, "implausible sample counts");
+		goto fail;
+	}
+	return 0;
+fail:
+	profile_fini(p);
+	return -1;
+}
+
+static int
+read_all(int fd, uint8_t *buf, size_t size)
+{
+	size_t done = 0;
+	ssize_t r;
+
+	while (done < size) {
+		r = pread(fd, buf + done, size - done, (off_t)done);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0) {
+			errno = 0; /* shrank while reading */
+			return -1;
+		}
+		done += (size_t)r;
+	}
+	return 0;
+}
+
+/* Check the header against the real size before reading everything, so a
+ * file claiming gigabytes costs nothing. */
+static int
+read_checked(int fd, uint64_t size, uint8_t **out, char *err, size_t errlen)
+{
+	uint8_t head[PROFRUN_HEADER_SIZE];
+	struct profrun_header h;
+	size_t n = size < sizeof(head) ? (size_t)size : sizeof(head);
+	uint8_t *buf;
+
+	if (read_all(fd, head, n))
+		return fail(err, errlen, "read error: %s",
+			    errno ? strerror(errno) : "file shrank");
+	if (check_ident(head, size, &h, err, errlen))
+		return -1;
+	if (size > PROFILE_MAX_FILE)
+		return fail(err, errlen, "too large for a profile (%llu bytes)",
+			    (unsigned long long)size);
+	buf = malloc(size);
+	if (!buf)
+		return fail(err, errlen, "out of memory");
+	if (read_all(fd, buf, size)) {
+		free(buf);
+		return fail(err, errlen, "read error: %s",
+			    errno ? strerror(errno) : "file shrank");
+	}
+	*out = buf;
+	return 0;
+}
+
+int
+profile_read(const char *path, struct profile *p, char *err, size_t errlen)
+{
+	struct stat st;
+	uint8_t *buf = NULL;
+	int fd, ret;
+
+	memset(p, 0, sizeof(*p));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(err, errlen, "%s", strerror(errno));
+	if (fstat(fd, &st) < 0) {
+		ret = fail(err, errlen, "%s", strerror(errno));
+	} else if (!S_ISREG(st.st_mode)) {
+		ret = fail(err, errlen, "not a regular file");
+	} else {
+		ret = read_checked(fd, (uint64_t)st.st_size, &buf, err, errlen);
+		if (ret == 0)
+			ret = profile_parse(buf, (size_t)st.st_size, p, err,
+					    errlen);
+	}
+	close(fd);
+	free(buf);
+	if (ret == 0) {
+		p->path = strdup(path);
+		if (!p->path) {
+			profile_fini(p);
+			return fail(err, errlen, "out of memory");
+		}
+	}
+	return ret;
+}
+
+void
+profile_fini(struct profile *p)
+{
+	free(p->path);
+	free(p->exe);
+	free(p->note);
+	free(p->samples);
+	memset(p, 0, sizeof(*p));
+}
+
+bool
+profile_complete(const struct profile *p)
+{
+	return p->hdr.state == PROFRUN_STATE_EXITED ||
+	       p->hdr.state == PROFRUN_STATE_EXECED;
+}
+
+double
+profile_cpu_seconds(const struct profile *p)
+{
+	const struct profrun_header *h = &p->hdr;
+	uint64_t used = h->cpu_user_ns + h->cpu_sys_ns;
+
+	if (!profile_complete(p) || used < h->cpu_start_ns ||
+	    used < h->cpu_user_ns)
+		return -1;
+	return (double)(used - h->cpu_start_ns) / 1e9;
+}
+
+double
+profile_armed_hz(const struct profile *p)
+{
+	if (p->hdr.interval_us > 0)
+		return 1e6 / p->hdr.interval_us;
+	return p->hdr.rate_requested;
+}
+
+const char *
+profile_state_text(const struct profile *p)
+{
+	switch (p->hdr.state) {
+	case PROFRUN_STATE_EXITED:
+		return "complete";
+	case PROFRUN_STATE_EXECED:
+		return "exec'd";
+	case PROFRUN_STATE_RUNNING:
+		return "cut short: never finished (killed or crashed)";
+	default:
+		return "cut short: unknown end state";
+	}
+}
+
+/* ---------------------------------------------------------------- runs */
+
+/* "<pid>.prof" or "<pid>-<n>.prof"; fills PID and SEQ. */
+static bool
+member_name(const char *name, unsigned long *pid, unsigned long *seq)
+{
+	char *end;
+
+	if (name[0] < '0' || name[0] > '9')
+		return false;
+	*seq = 0;
+	*pid = strtoul(name, &end, 10);
+	if (*end == '-') {
+		if (end[1] < '0' || end[1] > '9')
+			return false;
+		*seq = strtoul(end + 1, &end, 10);
+	}
+	return strcmp(end, ".prof") == 0;
+}
+
+struct member_ref {
+	char *name;
+	unsigned long pid, seq;
+};
+
+static int
+cmp_member(const void *a, const void *b)
+{
+	const struct member_ref *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static void
+free_refs(struct member_ref *refs, size_t n)
+{
+	while (n > 0)
+		free(refs[--n].name);
+	free(refs);
+}
+
+/* The member file names of directory PATH, sorted by pid and sequence. */
+static int
+list_members(const char *path, struct member_ref **out, size_t *nout)
+{
+	struct member_ref *refs = NULL, *tmp;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	unsigned long pid, seq;
+	DIR *dir = opendir(path);
+
+	if (!dir) {
+		cli_error("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(dir)) != NULL) {
+		if (!member_name(de->d_name, &pid, &seq))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			tmp = realloc(refs, cap * sizeof(*refs));
+			if (!tmp)
+				goto oom;
+			refs = tmp;
+		}
+		refs[n].name = strdup(de->d_name);
+		if (!refs[n].name)
+			goto oom;
+		refs[n].pid = pid;
+		refs[n++].seq = seq;
+	}
+	closedir(dir);
+	qsort(refs, n, sizeof(*refs), cmp_member);
+	*out = refs;
+	*nout = n;
+	return 0;
+oom:
+	closedir(dir);
+	free_refs(refs, n);
+	cli_error("%s: out of memory", path);
+	return -1;
+}
+
+static char *
+join_path(const char *dir, const char *name)
+{
+	size_t len = strlen(dir);
+	char *s;
+
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	if (asprintf(&s, "%.*s/%s", (int)len, dir, name) < 0)
+		return NULL;
+	return s;
+}
+
+static void
+load_member(struct run *run, const char *name, unsigned long seq)
+{
+	char err[256];
+	char *path = join_path(run->path, name);
+	struct profile *p = &run->members[run->n];
+
+	if (path && profile_read(path, p, err, sizeof(err)) == 0) {
+		p->seq = (unsigned)seq;
+		run->n++;
+	} else {
+		cli_warn("%s: %s (skipped)", path ? path : name,
+			 path ? err : "out of memory");
+		run->skipped++;
+	}
+	free(path);
+}
+
+static int
+load_dir(struct run *run)
+{
+	struct member_ref *refs;
+	size_t n, i;
+
+	if (list_members(run->path, &refs, &n))
+		return -1;
+	if (n == 0) {
+		free(refs);
+		cli_error("no profiles in %s", run->path);
+		return -1;
+	}
+	run->members = calloc(n, sizeof(*run->members));
+	for (i = 0; run->members && i < n; i++)
+		load_member(run, refs[i].name, refs[i].seq);
+	free_refs(refs, n);
+	if (!run->members) {
+		cli_error("%s: out of memory", run->path);
+		return -1;
+	}
+	if (run->n == 0) {
+		cli_error("%s: no readable profile (%zu damaged member%s)",
+			  run->path, run->skipped, run->skipped == 1 ? "" : "s");
+		return -1;
+	}
+	return 0;
+}
+
+static int
+load_file(struct run *run)
+{
+	char err[256];
+
+	run->members = calloc(1, sizeof(*run->members));
+	if (!run->members) {
+		cli_error("%s: out of memory", run->path);
+		return -1;
+	}
+	if (profile_read(run->path, &run->members[0], err, sizeof(err))) {
+		cli_error("%s: %s", run->path, err);
+		return -1;
+	}
+	run->n = 1;
+	return 0;
+}
+
+int
+run_load(const char *path, struct run *run)
+{
+	struct stat st;
+	int ret;
+
+	memset(run, 0, sizeof(*run));
+	if (stat(path, &st) < 0) {
+		cli_error("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	run->path = strdup(path);
+	if (!run->path) {
+		cli_error("%s: out of memory", path);
+		return -1;
+	}
+	run->is_dir = S_ISDIR(st.st_mode);
+	ret = run->is_dir ? load_dir(run) : load_file(run);
+	if (ret)
+		run_fini(run);
+	return ret;
+}
+
+void
+run_fini(struct run *run)
+{
+	size_t i;
+
+	for (i = 0; i < run->n; i++)
+		profile_fini(&run->members[i]);
+	free(run->members);
+	free(run->path);
+	memset(run, 0, sizeof(*run));
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/* Reading profrun member files and run directories (include/profrun/format.h). */
+#ifndef PROFRUN_CLI_PROFILE_H
+#define PROFRUN_CLI_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profrun/format.h"
+
+/* Largest member file accepted: the biggest valid histogram is 32 MiB. */
+#define PROFILE_MAX_FILE (256ull * 1024 * 1024)
+
+/* One bucket that got samples: link-time address and exact count. */
+struct profile_sample {
+	uint64_t addr;
+	uint64_t count;
+};
+
+/* One member file: one process image. */
+struct profile {
+	char *path;			/* as shown in messages */
+	struct profrun_header hdr;	/* validated copy */
+	char *exe;			/* executable path ("" when unknown) */
+	char *note;			/* NULL when none */
+	char build_id[2 * PROFRUN_BUILD_ID_MAX + 1]; /* hex, "" when none */
+	struct profile_sample *samples; /* buckets with count > 0, by address */
+	size_t nsamples;
+	uint64_t main;	  /* sum of counts: samples inside the histogram */
+	uint64_t outside; /* samples outside it */
+	unsigned seq;	  /* n of "<pid>-<n>.prof", 0 otherwise */
+};
+
+/* A run: the members that could be read. */
+struct run {
+	char *path;
+	bool is_dir;
+	struct profile *members; /* sorted by pid, then seq */
+	size_t n;
+	size_t skipped; /* damaged members left out (each was warned about) */
+};
+
+/* Parse a complete member image BUF of SIZE bytes into OUT.  Returns 0, or
+ * -1 with a reason (without the file name) in ERR. */
+int profile_parse(const void *buf, size_t size, struct profile *out,
+		  char *err, size_t errlen);
+
+/* Read and parse the member file PATH.  Returns 0, or -1 with ERR set. */
+int profile_read(const char *path, struct profile *out, char *err,
+		 size_t errlen);
+
+void profile_fini(struct profile *p);
+
+/* Load PATH, a run directory or a single member file.  Damaged members of
+ * a directory are warned about and skipped.  Returns 0, or -1 after
+ * printing one error line. */
+int run_load(const char *path, struct run *run);
+
+void run_fini(struct run *run);
+
+/* The process ended cleanly (exit or exec), so its CPU time is known. */
+bool profile_complete(const struct profile *p);
+
+/* CPU seconds spent while profiling, or -1 when unknown. */
+double profile_cpu_seconds(const struct profile *p);
+
+/* Samples per second the timer was armed for (or requested). */
+double profile_armed_hz(const struct profile *p);
+
+/* "complete", "exec'd", "cut short: ..." */
+const char *profile_state_text(const struct profile *p);
+
+#endif /* PROFRUN_CLI_PROFILE_H */

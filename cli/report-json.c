@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The JSON report ("profrun-report/1").  Output is deterministic: keys in
+ * a fixed order, decimals rounded, no timestamps.
+ */
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "report.h"
+
+static json_object *
+json_fixed(double v, int decimals)
+{
+	char buf[64];
+	double scale = pow(10, decimals);
+
+	v = round(v * scale) / scale;
+	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+	return json_object_new_double_s(v, buf);
+}
+
+static json_object *
+json_string_or_null(const char *s)
+{
+	return s && s[0] ? json_object_new_string(s) : NULL;
+}
+
+static json_object *
+json_function(const struct func *f, uint64_t total)
+{
+	json_object *o = json_object_new_object();
+	double pct = total ? 100.0 * (double)f->samples / (double)total : 0;
+
+	json_object_object_add(o, "name", json_object_new_string(f->name));
+	json_object_object_add(o, "symbol", json_object_new_string(f->symbol));
+	json_object_object_add(o, "module", json_object_new_string(f->module));
+	json_object_object_add(o, "samples", json_object_new_uint64(f->samples));
+	json_object_object_add(o, "percent", json_fixed(pct, 2));
+	json_object_object_add(o, "file", json_string_or_null(f->file));
+	json_object_object_add(o, "line",
+			       f->file && f->line > 0
+				       ? json_object_new_int(f->line)
+				       : NULL);
+	return o;
+}
+
+static json_object *
+json_functions(const struct func_list *l, uint64_t total)
+{
+	json_object *a = json_object_new_array();
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		json_object_array_add(a, json_function(&l->v[i], total));
+	return a;
+}
+
+static json_object *
+json_process(const struct report *r, const struct proc *pr)
+{
+	const struct profile *p = pr->p;
+	json_object *o = json_object_new_object();
+	bool exited = p->hdr.state == PROFRUN_STATE_EXITED &&
+		      p->hdr.exit_code >= 0;
+
+	json_object_object_add(o, "pid", json_object_new_int(p->hdr.pid));
+	json_object_object_add(o, "ppid", json_object_new_int(p->hdr.ppid));
+	json_object_object_add(o, "exe", json_object_new_string(p->exe));
+	json_object_object_add(o, "build_id", json_string_or_null(p->build_id));
+	json_object_object_add(o, "samples",
+			       json_object_new_uint64(p->main + p->outside));
+	json_object_object_add(o, "complete",
+			       json_object_new_boolean(profile_complete(p)));
+	json_object_object_add(o, "exit",
+			       exited ? json_object_new_int(p->hdr.exit_code)
+				      : NULL);
+	if (r->opts->by_process)
+		json_object_object_add(o, "functions",
+				       json_functions(&pr->funcs,
+						      p->main + p->outside));
+	return o;
+}
+
+static json_object *
+json_report(const struct report *r)
+{
+	json_object *o = json_object_new_object();
+	json_object *s = json_object_new_object();
+	json_object *procs = json_object_new_array();
+	size_t i;
+
+	json_object_object_add(o, "schema",
+			       json_object_new_string("profrun-report/1"));
+	json_object_object_add(s, "total", json_object_new_uint64(r->total));
+	json_object_object_add(s, "main", json_object_new_uint64(r->main));
+	json_object_object_add(s, "outside", json_object_new_uint64(r->outside));
+	json_object_object_add(o, "samples", s);
+	json_object_object_add(o, "rate_hz", json_fixed(r->rate_hz, 2));
+	json_object_object_add(o, "cpu_seconds",
+			       r->cpu_seconds >= 0 ? json_fixed(r->cpu_seconds, 3)
+						   : NULL);
+	json_object_object_add(o, "complete",
+			       json_object_new_boolean(r->complete));
+	for (i = 0; i < r->nprocs; i++)
+		json_object_array_add(procs, json_process(r, &r->procs[i]));
+	json_object_object_add(o, "processes", procs);
+	json_object_object_add(o, "functions",
+			       json_functions(&r->funcs, r->total));
+	return o;
+}
+
+int
+report_json(const struct report *r, FILE *out)
+{
+	json_object *o = json_report(r);
+	const char *text;
+
+	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+						 JSON_C_TO_STRING_SPACED |
+						 JSON_C_TO_STRING_NOSLASHESCAPE);
+	fprintf(out, "%s\n", text);
+	json_object_put(o);
+	fflush(out);
+	return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: MIT */
+/* The text report: a short header, then a flat profile table. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report.h"
+
+#define NAME_WIDTH_MAX 40
+
+/* Effective rate below this share of the armed rate is worth a line. */
+#define RATE_SHORTFALL 0.75
+/* ... but only with enough CPU time for the shortfall to mean something. */
+#define RATE_MIN_CPU 0.2
+
+struct line_ctx {
+	FILE *out;
+	const char *prefix;
+};
+
+static void
+print_problem(void *ctx, const char *line)
+{
+	struct line_ctx *c = ctx;
+
+	fprintf(c->out, "%s%s\n", c->prefix, line);
+}
+
+static void
+print_process_line(FILE *out, const struct profile *p, const char *lead)
+{
+	fprintf(out, "%s%s (pid %d, %s", lead, p->exe[0] ? p->exe : "?",
+		p->hdr.pid, profile_complete(p) ? profile_state_text(p)
+						: "cut short");
+	if (p->hdr.state == PROFRUN_STATE_EXITED && p->hdr.exit_code >= 0)
+		fprintf(out, ", exit %d", p->hdr.exit_code);
+	fprintf(out, ")\n");
+}
+
+static void
+print_run_line(FILE *out, const struct report *r)
+{
+	size_t i, ok = 0;
+
+	for (i = 0; i < r->nprocs; i++)
+		ok += profile_complete(r->procs[i].p);
+	fprintf(out, "profrun: %s: %zu processes (%zu complete", r->run->path,
+		r->nprocs, ok);
+	if (ok < r->nprocs)
+		fprintf(out, ", %zu cut short", r->nprocs - ok);
+	fprintf(out, ")");
+	if (r->idle > 0)
+		fprintf(out, ", %zu without samples", r->idle);
+	fprintf(out, "\n");
+}
+
+/* First lines: who ran and what went wrong. */
+static void
+print_identity(FILE *out, const struct report *r)
+{
+	struct line_ctx c = { out, "  " };
+	char prefix[64];
+	size_t i;
+
+	if (r->nprocs == 1) {
+		print_process_line(out, r->procs[0].p, "profrun: ");
+		report_problems(r->procs[0].p, print_problem, &c);
+		return;
+	}
+	print_run_line(out, r);
+	for (i = 0; i < r->nprocs; i++) {
+		snprintf(prefix, sizeof(prefix), "  pid %d: ",
+			 r->procs[i].p->hdr.pid);
+		c.prefix = prefix;
+		report_problems(r->procs[i].p, print_problem, &c);
+	}
+}
+
+static const char *
+main_name(const struct report *r)
+{
+	const char *exe = r->procs[0].p->exe;
+	size_t i;
+
+	for (i = 1; i < r->nprocs; i++)
+		if (strcmp(r->procs[i].p->exe, exe) != 0)
+			return "the executables";
+	return module_display(exe);
+}
+
+static void
+print_samples(FILE *out, const struct report *r)
+{
+	const char *name = main_name(r);
+
+	fprintf(out, "samples: %" PRIu64 " total, %" PRIu64 " in %s (%.1f%%)",
+		r->total, r->main, name, report_percent(r, r->main));
+	if (r->outside > 0)
+		fprintf(out, ", %" PRIu64 " outside (%.1f%%: shared libraries, "
+			"vdso, kernel)", r->outside,
+			report_percent(r, r->outside));
+	fprintf(out, "\n");
+}
+
+static void
+print_rate(FILE *out, const struct report *r)
+{
+	double expected;
+
+	if (r->rate_measured)
+		fprintf(out, "rate: %.1f Hz effective (requested %.0f Hz), "
+			"CPU time %.2f s%s\n", r->rate_hz, r->requested_hz,
+			r->cpu_seconds >= 0 ? r->cpu_seconds : 0,
+			r->cpu_seconds >= 0 ? "" : " in the processes that finished");
+	else
+		fprintf(out, "rate: CPU time unknown (cut short); seconds assume "
+			"the armed %.1f Hz (requested %.0f Hz)\n",
+			r->armed_hz, r->requested_hz);
+	if (r->armed_hz > 0 && r->armed_hz < r->requested_hz * 0.9)
+		fprintf(out, "  the kernel armed the timer at %.1f Hz, below "
+			"the requested %.0f Hz\n", r->armed_hz, r->requested_hz);
+	if (!r->rate_measured || r->cpu_seconds < RATE_MIN_CPU)
+		return;
+	expected = r->cpu_seconds * r->armed_hz;
+	if ((double)r->total < expected * RATE_SHORTFALL)
+		fprintf(out, "  only %.0f%% of the %.0f samples expected from "
+			"CPU time x %.0f Hz: the kernel's timer tick caps the "
+			"rate, or signals of concurrent threads coalesce\n",
+			100.0 * (double)r->total / expected, expected,
+			r->armed_hz);
+}
+
+/* ---------------------------------------------------------------- table */
+
+static int
+name_width(const struct func_list *l, size_t rows)
+{
+	size_t i, w = 8, len;
+
+	for (i = 0; i < rows; i++) {
+		len = strlen(l->v[i].name);
+		if (len > w)
+			w = len;
+	}
+	return w > NAME_WIDTH_MAX ? NAME_WIDTH_MAX : (int)w;
+}
+
+static void
+print_row(FILE *out, const struct report *r, const struct func *f,
+	  uint64_t total, bool modules, int width)
+{
+	const char *base;
+
+	fprintf(out, "%7.2f %10" PRIu64 " %9.3f  ",
+		total ? 100.0 * (double)f->samples / (double)total : 0,
+		f->samples, report_seconds(r, f->samples));
+	if (modules)
+		fprintf(out, "%-16s ", module_display(f->module));
+	fprintf(out, "%-*s", f->file ? width : 0, f->name);
+	if (f->file) {
+		base = strrchr(f->file, '/');
+		fprintf(out, "  %s:%d", base ? base + 1 : f->file, f->line);
+	}
+	fprintf(out, "\n");
+}
+
+static void
+print_table(FILE *out, const struct report *r, const struct func_list *l,
+	    uint64_t total)
+{
+	bool modules = r->nmodules > 1;
+	size_t rows = l->n, i;
+	uint64_t rest = 0;
+	int width;
+
+	if (r->opts->top > 0 && (size_t)r->opts->top < rows)
+		rows = (size_t)r->opts->top;
+	width = name_width(l, rows);
+	fprintf(out, "%7s %10s %9s  ", "%", "samples", "seconds");
+	if (modules)
+		fprintf(out, "%-16s ", "module");
+	fprintf(out, "%-*s  %s\n", width, "function", "file:line");
+	for (i = 0; i < rows; i++)
+		print_row(out, r, &l->v[i], total, modules, width);
+	for (i = rows; i < l->n; i++)
+		rest += l->v[i].samples;
+	if (rows < l->n)
+		fprintf(out, "... %zu more functions (%" PRIu64 " samples)\n",
+			l->n - rows, rest);
+}
+
+static void
+print_functions(FILE *out, const struct report *r, const struct func_list *l,
+		uint64_t main, uint64_t outside)
+{
+	if (l->n > 0)
+		print_table(out, r, l, main + outside);
+	else if (outside > 0)
+		fprintf(out, "no samples in the executable's own code (all %"
+			PRIu64 " were outside it)\n", outside);
+	else if (main == 0)
+		fprintf(out, "no samples were recorded (the program used less "
+			"CPU time than one sampling interval?)\n");
+}
+
+static void
+print_process(FILE *out, const struct report *r, const struct proc *pr)
+{
+	const struct profile *p = pr->p;
+	struct line_ctx c = { out, "  " };
+
+	fprintf(out, "\n");
+	print_process_line(out, p, "== ");
+	report_problems(p, print_problem, &c);
+	fprintf(out, "samples: %" PRIu64 " in %s, %" PRIu64 " outside\n",
+		p->main, module_display(p->exe), p->outside);
+	print_functions(out, r, &pr->funcs, p->main, p->outside);
+}
+
+int
+report_text(const struct report *r, FILE *out)
+{
+	size_t i;
+
+	print_identity(out, r);
+	print_samples(out, r);
+	print_rate(out, r);
+	if (r->opts->by_process) {
+		for (i = 0; i < r->nprocs; i++)
+			print_process(out, r, &r->procs[i]);
+	} else {
+		fprintf(out, "\n");
+		print_functions(out, r, &r->funcs, r->main, r->outside);
+	}
+	fflush(out);
+	return ferror(out) ? -1 : 0;
+}

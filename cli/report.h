@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/* The report model: selected processes, merged functions, totals. */
+#ifndef PROFRUN_CLI_REPORT_H
+#define PROFRUN_CLI_REPORT_H
+
+#include <stdio.h>
+
+#include "cli.h"
+#include "profile.h"
+#include "symbolize.h"
+
+/* One process of the report. */
+struct proc {
+	const struct profile *p;
+	struct func_list funcs; /* filled only with opts->by_process */
+};
+
+struct report {
+	const struct run *run;
+	const struct report_opts *opts;
+	struct proc *procs; /* selected members, in run order */
+	size_t nprocs;
+	struct func_list funcs; /* all selected processes, merged */
+
+	uint64_t total, main, outside; /* total = main + outside */
+	double cpu_seconds;	       /* -1 when unknown for any process */
+	double rate_hz;		       /* effective, or armed when unknown */
+	bool rate_measured;	       /* rate_hz comes from CPU time */
+	double requested_hz;
+	double armed_hz;
+	bool complete;	/* every process ended cleanly */
+	size_t idle;	/* processes without a single sample */
+	size_t nmodules; /* executables with samples */
+};
+
+/* Select, symbolize and merge RUN's members as OPTS asks.  Returns 0, or
+ * -1 after printing an error. */
+int report_build(struct report *r, const struct run *run,
+		 const struct report_opts *opts);
+void report_fini(struct report *r);
+
+/* Seconds represented by SAMPLES at the report's rate. */
+double report_seconds(const struct report *r, uint64_t samples);
+
+/* Percent of all samples (inside and outside the executables). */
+double report_percent(const struct report *r, uint64_t samples);
+
+/* One-line descriptions of what went wrong in P (flags, note); calls FN
+ * once per line. */
+void report_problems(const struct profile *p,
+		     void (*fn)(void *ctx, const char *line), void *ctx);
+
+int report_text(const struct report *r, FILE *out);
+int report_json(const struct report *r, FILE *out);
+
+#endif /* PROFRUN_CLI_REPORT_H */

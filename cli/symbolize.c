@@ -1,0 +1,600 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Symbolization of sampled link-time addresses with libdwfl.
+ *
+ * The executable is reported with dwfl_report_elf(base 0, add_p_vaddr
+ * true), which places both ET_EXEC and ET_DYN files at their link-time
+ * addresses (bias 0); any remaining bias is subtracted anyway.  Symbols
+ * come from whatever libdwfl finds: .symtab, else the separate debug
+ * file (.gnu_debuglink or the build-id tree), else .dynsym.  They are
+ * copied into a sorted table so that buckets can be walked in address
+ * order and gaps between symbols identified.
+ */
+#define _GNU_SOURCE
+#include <dwarf.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "symbolize.h"
+
+/* Unknown buckets further apart than this start a new range. */
+#define RANGE_GAP 256
+
+struct sym {
+	uint64_t start, end; /* link-time [start, end) */
+	const char *name;    /* owned by libdwfl */
+	int rank;	     /* lower is preferred among aliases */
+	bool src_done;
+	char *file;
+	int line;
+};
+
+/* One executable (path + build-id), symbolized once. */
+struct module {
+	struct module *next;
+	char *exe;
+	char *build_id;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Dwarf_Addr bias;
+	struct sym *syms;
+	size_t nsyms;
+	bool refused; /* build-id mismatch without --force */
+};
+
+struct symbolizer {
+	bool force;
+	struct module *modules;
+};
+
+static char *debuginfo_path;
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+const char *
+module_display(const char *exe)
+{
+	const char *slash = strrchr(exe, '/');
+
+	if (exe[0] == '\0')
+		return "?";
+	return slash && slash[1] ? slash + 1 : exe;
+}
+
+/* ---------------------------------------------------------------- symbols */
+
+static int
+sym_rank(const GElf_Sym *s)
+{
+	int rank;
+
+	switch (GELF_ST_BIND(s->st_info)) {
+	case STB_GLOBAL:
+		rank = 0;
+		break;
+	case STB_WEAK:
+		rank = 1;
+		break;
+	default:
+		rank = 2;
+		break;
+	}
+	return rank * 2 + (s->st_size == 0);
+}
+
+static int
+cmp_sym(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	return strcmp(x->name, y->name);
+}
+
+static bool
+is_function(const GElf_Sym *s, GElf_Word shndx, const char *name)
+{
+	int type = GELF_ST_TYPE(s->st_info);
+
+	return name && name[0] && shndx != SHN_UNDEF &&
+	       (type == STT_FUNC || type == STT_GNU_IFUNC);
+}
+
+/* Keep one symbol per address (the preferred alias); give sizeless
+ * symbols the extent up to the next symbol. */
+static void
+sort_syms(struct module *m)
+{
+	size_t i, n = 0;
+
+	qsort(m->syms, m->nsyms, sizeof(*m->syms), cmp_sym);
+	for (i = 0; i < m->nsyms; i++) {
+		if (n > 0 && m->syms[n - 1].start == m->syms[i].start)
+			continue;
+		m->syms[n++] = m->syms[i];
+	}
+	m->nsyms = n;
+	for (i = 0; i < n; i++) {
+		if (m->syms[i].end > m->syms[i].start)
+			continue;
+		m->syms[i].end = i + 1 < n ? m->syms[i + 1].start
+					   : m->syms[i].start + 1;
+	}
+}
+
+static int
+load_syms(struct module *m)
+{
+	int i, n = dwfl_module_getsymtab(m->mod);
+	GElf_Sym s;
+	GElf_Addr addr;
+	GElf_Word shndx;
+	const char *name;
+	struct sym *y;
+
+	if (n <= 0)
+		return 0;
+	m->syms = calloc((size_t)n, sizeof(*m->syms));
+	if (!m->syms)
+		return -1;
+	for (i = 1; i < n; i++) {
+		name = dwfl_module_getsym_info(m->mod, i, &s, &addr, &shndx,
+					       NULL, NULL);
+		if (!is_function(&s, shndx, name) || addr < m->bias)
+			continue;
+		y = &m->syms[m->nsyms++];
+		y->start = addr - m->bias;
+		y->end = y->start + s.st_size;
+		y->name = name;
+		y->rank = sym_rank(&s);
+	}
+	sort_syms(m);
+	return 0;
+}
+
+/* Index of the last symbol starting at or below ADDR, or -1. */
+static long
+sym_floor(const struct module *m, uint64_t addr)
+{
+	size_t lo = 0, hi = m->nsyms, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (m->syms[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (long)lo - 1;
+}
+
+/* The symbol containing ADDR, or NULL; *GAP identifies the space between
+ * two symbols that ADDR falls in. */
+static struct sym *
+sym_lookup(const struct module *m, uint64_t addr, long *gap)
+{
+	long i = sym_floor(m, addr), j;
+
+	*gap = i;
+	/* a few predecessors, for symbols nested inside larger ones */
+	for (j = i; j >= 0 && j > i - 8; j--) {
+		if (addr < m->syms[j].end)
+			return &m->syms[j];
+	}
+	return NULL;
+}
+
+/* File and line of the function's entry, from the line table. */
+static void
+sym_source(struct module *m, struct sym *y)
+{
+	Dwfl_Line *line;
+	const char *file;
+	int lineno = 0;
+
+	if (y->src_done)
+		return;
+	y->src_done = true;
+	line = dwfl_module_getsrc(m->mod, y->start + m->bias);
+	if (!line)
+		return;
+	file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+	if (!file)
+		return;
+	y->file = strdup(file);
+	y->line = y->file ? lineno : 0;
+}
+
+/* ---------------------------------------------------------------- modules */
+
+static void
+module_free(struct module *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nsyms; i++)
+		free(m->syms[i].file);
+	free(m->syms);
+	if (m->dwfl)
+		dwfl_end(m->dwfl);
+	free(m->exe);
+	free(m->build_id);
+	free(m);
+}
+
+static char *
+hex_build_id(Dwfl_Module *mod)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int i, len = dwfl_module_build_id(mod, &bits, &vaddr);
+	char *s;
+
+	if (len <= 0)
+		return strdup("none");
+	s = malloc((size_t)len * 2 + 1);
+	for (i = 0; s && i < len; i++)
+		sprintf(s + 2 * i, "%02x", bits[i]);
+	return s;
+}
+
+/* Compare the binary's build-id with the recorded one.  Returns -1 when
+ * the module must not be used. */
+static int
+check_build_id(struct module *m, bool force)
+{
+	char *have;
+	int ret = 0;
+
+	if (m->build_id[0] == '\0')
+		return 0; /* nothing recorded, nothing to compare */
+	have = hex_build_id(m->mod);
+	if (!have)
+		return -1;
+	if (strcmp(have, m->build_id) != 0) {
+		if (force) {
+			cli_warn("%s: build-id mismatch (profile %s, binary %s); "
+				 "--force: names may be wrong",
+				 m->exe, m->build_id, have);
+		} else {
+			cli_error("%s: build-id mismatch: profile recorded %s, "
+				  "binary has %s (rebuilt since the run? "
+				  "--force reports anyway)",
+				  m->exe, m->build_id, have);
+			m->refused = true;
+			ret = -1;
+		}
+	}
+	free(have);
+	return ret;
+}
+
+/* Open the executable with libdwfl.  Failing that, the module keeps no
+ * dwfl and its samples are reported by address. */
+static void
+module_open(struct module *m)
+{
+	int fd = open(m->exe, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		cli_warn("%s: %s; reporting addresses only", m->exe,
+			 strerror(errno));
+		return;
+	}
+	m->dwfl = dwfl_begin(&offline_callbacks);
+	if (m->dwfl) {
+		dwfl_report_begin(m->dwfl);
+		m->mod = dwfl_report_elf(m->dwfl, module_display(m->exe),
+					 m->exe, fd, 0, true);
+		dwfl_report_end(m->dwfl, NULL, NULL);
+	}
+	if (!m->mod) {
+		cli_warn("%s: %s; reporting addresses only", m->exe,
+			 dwfl_errmsg(-1));
+		close(fd);
+		return;
+	}
+	dwfl_module_getelf(m->mod, &m->bias);
+}
+
+static struct module *
+module_new(const struct profile *p, bool force)
+{
+	struct module *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->exe = strdup(p->exe);
+	m->build_id = strdup(p->build_id);
+	if (!m->exe || !m->build_id) {
+		module_free(m);
+		return NULL;
+	}
+	if (m->exe[0] == '\0') {
+		cli_warn("%s: executable path not recorded; reporting addresses "
+			 "only", p->path);
+		return m;
+	}
+	module_open(m);
+	if (!m->mod || check_build_id(m, force))
+		return m;
+	if (load_syms(m)) {
+		module_free(m);
+		return NULL;
+	}
+	if (m->nsyms == 0)
+		cli_warn("%s: no function symbols (stripped, no debug info "
+			 "found); reporting addresses only", m->exe);
+	return m;
+}
+
+static struct module *
+module_get(struct symbolizer *sz, const struct profile *p)
+{
+	struct module *m;
+
+	for (m = sz->modules; m; m = m->next) {
+		if (strcmp(m->exe, p->exe) == 0 &&
+		    strcmp(m->build_id, p->build_id) == 0)
+			return m;
+	}
+	m = module_new(p, sz->force);
+	if (!m)
+		return NULL;
+	m->next = sz->modules;
+	sz->modules = m;
+	return m;
+}
+
+struct symbolizer *
+symbolizer_new(bool force)
+{
+	struct symbolizer *sz = calloc(1, sizeof(*sz));
+
+	if (sz)
+		sz->force = force;
+	return sz;
+}
+
+void
+symbolizer_free(struct symbolizer *sz)
+{
+	struct module *m, *next;
+
+	if (!sz)
+		return;
+	for (m = sz->modules; m; m = next) {
+		next = m->next;
+		module_free(m);
+	}
+	free(sz);
+}
+
+/* ---------------------------------------------------------------- walking */
+
+/* An open run of samples in no symbol. */
+struct range {
+	bool open;
+	long gap;
+	uint64_t start, end, samples;
+};
+
+struct walk {
+	struct module *m;
+	struct func_list *out;
+	struct sym *cur; /* symbol of the entry being filled */
+	struct range range;
+	const char *display;
+};
+
+static int
+flush_range(struct walk *w)
+{
+	struct func f = { 0 };
+	char *name;
+	int ret;
+
+	if (!w->range.open)
+		return 0;
+	w->range.open = false;
+	if (asprintf(&name, "[%s 0x%" PRIx64 "-0x%" PRIx64 "]", w->display,
+		     w->range.start, w->range.end) < 0)
+		return -1;
+	f.module = w->m->exe;
+	f.name = f.symbol = name;
+	f.addr = w->range.start;
+	f.samples = w->range.samples;
+	ret = func_list_add(w->out, &f);
+	free(name);
+	return ret;
+}
+
+static int
+add_unknown(struct walk *w, uint64_t addr, uint64_t end, long gap,
+	    uint64_t count)
+{
+	struct range *r = &w->range;
+
+	w->cur = NULL;
+	if (r->open && (r->gap != gap || addr - r->end > RANGE_GAP))
+		if (flush_range(w))
+			return -1;
+	if (!r->open) {
+		r->open = true;
+		r->gap = gap;
+		r->start = addr;
+		r->samples = 0;
+	}
+	r->end = end;
+	r->samples += count;
+	return 0;
+}
+
+static int
+add_known(struct walk *w, struct sym *y, uint64_t count)
+{
+	struct func f = { 0 };
+
+	if (flush_range(w))
+		return -1;
+	if (w->cur == y) {
+		w->out->v[w->out->n - 1].samples += count;
+		return 0;
+	}
+	sym_source(w->m, y);
+	f.module = w->m->exe;
+	f.name = f.symbol = (char *)y->name;
+	f.file = y->file;
+	f.line = y->line;
+	f.addr = y->start;
+	f.samples = count;
+	w->cur = y;
+	return func_list_add(w->out, &f);
+}
+
+int
+symbolize(struct symbolizer *sz, const struct profile *p,
+	  const struct profile_sample *s, size_t n, struct func_list *out)
+{
+	struct walk w = { .out = out };
+	uint64_t bs = p->hdr.bucket_size;
+	struct sym *y = NULL;
+	long gap = -1;
+	size_t i;
+
+	w.m = module_get(sz, p);
+	if (!w.m) {
+		cli_error("%s: out of memory", p->exe);
+		return -1;
+	}
+	if (w.m->refused)
+		return -1;
+	w.display = module_display(w.m->exe);
+	for (i = 0; i < n; i++) {
+		/* reuse the previous symbol while the address stays in it */
+		if (!(y && s[i].addr >= y->start && s[i].addr < y->end))
+			y = sym_lookup(w.m, s[i].addr, &gap);
+		if ((y ? add_known(&w, y, s[i].count)
+		       : add_unknown(&w, s[i].addr, s[i].addr + bs, gap,
+				     s[i].count)) < 0) {
+			cli_error("%s: out of memory", p->exe);
+			return -1;
+		}
+	}
+	if (flush_range(&w) == 0)
+		return 0;
+	cli_error("%s: out of memory", p->exe);
+	return -1;
+}
+
+/* ---------------------------------------------------------------- lists */
+
+static char *
+dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+int
+func_list_add(struct func_list *l, const struct func *f)
+{
+	struct func *v, *d;
+
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 64;
+		v = realloc(l->v, l->cap * sizeof(*v));
+		if (!v)
+			return -1;
+		l->v = v;
+	}
+	d = &l->v[l->n];
+	*d = *f;
+	d->module = strdup(f->module);
+	d->name = strdup(f->name);
+	d->symbol = strdup(f->symbol ? f->symbol : f->name);
+	d->file = dup_or_null(f->file);
+	if (!d->module || !d->name || !d->symbol || (f->file && !d->file)) {
+		free(d->module);
+		free(d->name);
+		free(d->symbol);
+		free(d->file);
+		return -1;
+	}
+	l->n++;
+	return 0;
+}
+
+static void
+func_fini(struct func *f)
+{
+	free(f->module);
+	free(f->name);
+	free(f->symbol);
+	free(f->file);
+}
+
+void
+func_list_fini(struct func_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		func_fini(&l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+static int
+cmp_key(const void *a, const void *b)
+{
+	const struct func *x = a, *y = b;
+	int c = strcmp(x->module, y->module);
+
+	return c ? c : strcmp(x->name, y->name);
+}
+
+static int
+cmp_samples(const void *a, const void *b)
+{
+	const struct func *x = a, *y = b;
+	int c;
+
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	c = strcmp(x->name, y->name);
+	return c ? c : strcmp(x->module, y->module);
+}
+
+void
+func_list_finish(struct func_list *l)
+{
+	size_t i, n = 0;
+
+	qsort(l->v, l->n, sizeof(*l->v), cmp_key);
+	for (i = 0; i < l->n; i++) {
+		if (n > 0 && cmp_key(&l->v[n - 1], &l->v[i]) == 0) {
+			l->v[n - 1].samples += l->v[i].samples;
+			func_fini(&l->v[i]);
+			continue;
+		}
+		l->v[n++] = l->v[i];
+	}
+	l->n = n;
+	qsort(l->v, l->n, sizeof(*l->v), cmp_samples);
+}
