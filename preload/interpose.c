@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The only symbols libprofrun.so exports: interposers that keep profiling
+ * correct across fork and exec, and that step aside when the program wants
+ * SIGPROF, ITIMER_PROF or profil() for itself.  Each forwards to real_<fn>
+ * (dlsym(RTLD_NEXT)) and preserves the real function's result and errno.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+typedef pid_t (*fork_fn)(void);
+typedef int (*execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*execv_fn)(const char *, char *const[]);
+typedef int (*fexecve_fn)(int, char *const[], char *const[]);
+typedef int (*execveat_fn)(int, const char *, char *const[], char *const[],
+			   int);
+typedef sighandler_t (*signal_fn)(int, sighandler_t);
+
+static fork_fn real_fork;
+static execve_fn real_execve, real_execvpe;
+static execv_fn real_execv, real_execvp;
+static fexecve_fn real_fexecve;
+static execveat_fn real_execveat;
+static signal_fn real_signal;
+
+/* Call real_<fn>, or fail with ENOSYS if it cannot be found. */
+#define CALL_REAL(fn, fail, ...) \
+	(REAL(fn) != NULL ? real_##fn(__VA_ARGS__) : (errno = ENOSYS, (fail)))
+
+/* Not async-signal-safe (dlsym). */
+void
+interpose_resolve_all(void)
+{
+	REAL(fork);
+	REAL(execve);
+	REAL(execvpe);
+	REAL(execv);
+	REAL(execvp);
+	REAL(fexecve);
+	REAL(execveat);
+	REAL(signal);
+}
+
+/* ---------------------------------------------------------------- fork */
+/* SIGPROF is blocked around fork so that a slow fork is not restarted for
+ * ever; the child's own profile is set up by the pthread_atfork child hook
+ * in shim.c, before SIGPROF is unblocked.  Async-signal-safe as fork is. */
+EXPORT pid_t
+fork(void)
+{
+	sigset_t prof, old;
+	pid_t pid;
+	int saved;
+
+	sigemptyset(&prof);
+	sigaddset(&prof, SIGPROF);
+	pthread_sigmask(SIG_BLOCK, &prof, &old);
+	pid = CALL_REAL(fork, -1);
+	saved = errno;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = saved;
+	return pid;
+}
+
+/* ---------------------------------------------------------------- exec
+ * Each exec finishes the profile and switches profiling off first (the
+ * timer survives exec, the handler does not), and restores both if the
+ * exec fails.  In a vfork child nothing is touched: it shares the parent's
+ * memory and has no timer of its own.  Async-signal-safe as execve is. */
+EXPORT int
+execve(const char *path, char *const argv[], char *const envp[])
+{
+	bool began = shim_exec_begin();
+	int r = CALL_REAL(execve, -1, path, argv, envp);
+
+	shim_exec_failed(began);
+	return r;
+}
+
+EXPORT int
+execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	bool began = shim_exec_begin();
+	int r = CALL_REAL(execvpe, -1, file, argv, envp);
+
+	shim_exec_failed(began);
+	return r;
+}
+
+EXPORT int
+execv(const char *path, char *const argv[])
+{
+	bool began = shim_exec_begin();
+	int r = CALL_REAL(execv, -1, path, argv);
+
+	shim_exec_failed(began);
+	return r;
+}
+
+EXPORT int
+execvp(const char *file, char *const argv[])
+{
+	bool began = shim_exec_begin();
+	int r = CALL_REAL(execvp, -1, file, argv);
+
+	shim_exec_failed(began);
+	return r;
+}
+
+EXPORT int
+fexecve(int fd, char *const argv[], char *const envp[])
+{
+	bool began = shim_exec_begin();
+	int r = CALL_REAL(fexecve, -1, fd, argv, envp);
+
+	shim_exec_failed(began);
+	return r;
+}
+
+EXPORT int
+execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
+	 int flags)
+{
+	bool began = shim_exec_begin();
+	int r = CALL_REAL(execveat, -1, dirfd, path, argv, envp, flags);
+
+	shim_exec_failed(began);
+	return r;
+}
+
+/* Arguments of execl*(): ARG0 and the variadic list up to NULL, into ARGV
+ * (N + 1 slots, N counted by count_args).  Async-signal-safe. */
+static size_t
+count_args(const char *arg0, va_list ap)
+{
+	size_t n = 0;
+
+	if (arg0 == NULL)
+		return 0;
+	for (n = 1; va_arg(ap, const char *) != NULL; n++)
+		;
+	return n;
+}
+
+static void
+collect_args(char **argv, size_t n, const char *arg0, va_list ap)
+{
+	if (n > 0)
+		argv[0] = (char *)arg0;
+	for (size_t i = 1; i < n; i++)
+		argv[i] = va_arg(ap, char *);
+	argv[n] = NULL;
+}
+
+/* execl(), execlp(), execle(): collect the list, then the execv* above. */
+#define EXECL_ARGV(argv, arg0, after)            \
+	va_list ap;                              \
+	size_t n_;                               \
+	va_start(ap, arg0);                      \
+	n_ = count_args(arg0, ap);               \
+	va_end(ap);                              \
+	char *argv[n_ + 1];                      \
+	va_start(ap, arg0);                      \
+	collect_args(argv, n_, arg0, ap);        \
+	if (n_ > 0)                              \
+		(void)va_arg(ap, char *);        \
+	after;                                   \
+	va_end(ap)
+
+EXPORT int
+execl(const char *path, const char *arg, ...)
+{
+	EXECL_ARGV(argv, arg, (void)0);
+	return execv(path, argv);
+}
+
+EXPORT int
+execlp(const char *file, const char *arg, ...)
+{
+	EXECL_ARGV(argv, arg, (void)0);
+	return execvp(file, argv);
+}
+
+EXPORT int
+execle(const char *path, const char *arg, ...)
+{
+	char *const *envp;
+
+	EXECL_ARGV(argv, arg, envp = va_arg(ap, char *const *));
+	return execve(path, argv, envp);
+}
+
+/* ---------------------------------------------------------------- rivals
+ * While we profile, the program believes SIGPROF has the action it had
+ * before (or last set to SIG_DFL/SIG_IGN) and ITIMER_PROF is disarmed:
+ * queries and requests that keep it that way are answered from that view,
+ * since they change nothing the program could observe without profrun.
+ * A real handler, an armed ITIMER_PROF or a profil() call means the program
+ * wants them for itself: profiling stops for good, the reason goes into the
+ * file, and the call proceeds exactly as it would without profrun. */
+
+/* True for SIG_DFL and SIG_IGN.  Async-signal-safe. */
+static bool
+is_default_or_ignore(sighandler_t h)
+{
+	return h == SIG_DFL || h == SIG_IGN;
+}
+
+/* Async-signal-safe as sigaction is. */
+EXPORT int
+sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	struct sigaction view;
+
+	if (sig != SIGPROF || !shim_owns_profile())
+		return CALL_REAL(sigaction, -1, sig, act, old);
+	if (act != NULL && !is_default_or_ignore(act->sa_handler)) {
+		shim_rival(PROFRUN_F_RIVAL_SIGNAL,
+			   "program installed its own SIGPROF handler");
+		return CALL_REAL(sigaction, -1, sig, act, old);
+	}
+	timer_get_program_action(&view);
+	if (act != NULL)
+		timer_set_program_action(act);
+	if (old != NULL)
+		*old = view;
+	return 0;
+}
+
+/* Async-signal-safe as signal is. */
+EXPORT sighandler_t
+signal(int sig, sighandler_t handler)
+{
+	struct sigaction view, act;
+
+	if (sig != SIGPROF || !shim_owns_profile())
+		return CALL_REAL(signal, SIG_ERR, sig, handler);
+	if (!is_default_or_ignore(handler)) {
+		shim_rival(PROFRUN_F_RIVAL_SIGNAL,
+			   "program installed its own SIGPROF handler");
+		return CALL_REAL(signal, SIG_ERR, sig, handler);
+	}
+	timer_get_program_action(&view);
+	memset(&act, 0, sizeof(act));
+	act.sa_handler = handler;
+	act.sa_flags = SA_RESTART; /* glibc's signal() has BSD semantics */
+	sigaddset(&act.sa_mask, sig);
+	timer_set_program_action(&act);
+	return view.sa_handler;
+}
+
+/* True when IT would leave the timer disarmed.  Async-signal-safe. */
+static bool
+is_disarm(const struct itimerval *it)
+{
+	return it == NULL ||
+	       (it->it_value.tv_sec == 0 && it->it_value.tv_usec == 0);
+}
+
+/* Async-signal-safe as setitimer is. */
+EXPORT int
+setitimer(__itimer_which_t which, const struct itimerval *it,
+	  struct itimerval *old)
+{
+	if (which != ITIMER_PROF || !shim_owns_profile())
+		return CALL_REAL(setitimer, -1, which, it, old);
+	if (!is_disarm(it) && it->it_value.tv_usec >= 0 &&
+	    it->it_value.tv_usec < 1000000 && it->it_interval.tv_usec >= 0 &&
+	    it->it_interval.tv_usec < 1000000) {
+		shim_rival(PROFRUN_F_RIVAL_TIMER, "program armed ITIMER_PROF");
+		return CALL_REAL(setitimer, -1, which, it, old);
+	}
+	if (!is_disarm(it)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (old != NULL)
+		memset(old, 0, sizeof(*old));
+	return 0;
+}
+
+/* Async-signal-safe as profil is. */
+EXPORT int
+profil(unsigned short *buf, size_t size, size_t offset, unsigned int scale)
+{
+	if (!shim_owns_profile())
+		return CALL_REAL(profil, -1, buf, size, offset, scale);
+	/* glibc declares BUF nonnull, yet NULL turns profiling off: keep the
+	 * compiler from deleting the test. */
+	__asm__("" : "+r"(buf));
+	if (buf == NULL)
+		return 0; /* the program never turned it on */
+	shim_rival(PROFRUN_F_RIVAL_PROFIL, "program called profil()");
+	return CALL_REAL(profil, -1, buf, size, offset, scale);
+}

@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libprofrun.so entry: the constructor, the PROFRUN_* settings, the state of
+ * this process's profile and the hooks for exit, fork and exec.  The
+ * exported interposers live in interpose.c.
+ *
+ * Whatever happens, the program must behave as without profrun: on any
+ * failure profiling is switched off, at most one "profrun: ..." line goes
+ * to stderr, and errno is preserved.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+sigaction_fn real_sigaction;
+setitimer_fn real_setitimer;
+profil_fn real_profil;
+
+/* ---------------------------------------------------------------- settings */
+static struct {
+	const char *output; /* run directory */
+	uint32_t freq;	    /* Hz */
+	bool quiet;
+} cfg = { .freq = SHIM_DEFAULT_FREQ };
+
+enum setting_kind { SET_STRING, SET_FREQ, SET_BOOL };
+
+static const struct setting {
+	const char *name;
+	enum setting_kind kind;
+	void *dst;
+} settings[] = {
+	/* QUIET first: it governs the warnings of the others. */
+	{ "PROFRUN_QUIET", SET_BOOL, &cfg.quiet },
+	{ "PROFRUN_OUTPUT", SET_STRING, &cfg.output },
+	{ "PROFRUN_FREQ", SET_FREQ, &cfg.freq },
+};
+
+/* ---------------------------------------------------------------- state */
+static struct {
+	enum shim_state state;
+	pid_t owner;			/* pid whose profile g.hdr is */
+	struct profrun_header *hdr;	/* the mapped member file */
+	struct layout layout;
+	struct collect col;
+	struct target tgt;
+	char dir[PATH_MAX];		/* absolute run directory */
+} g;
+
+/* Not async-signal-safe on first call (dlsym). */
+void *
+shim_resolve(const char *name, void **slot)
+{
+	static __thread int resolving __attribute__((tls_model("initial-exec")));
+	void *p;
+
+	if (resolving)
+		return NULL;
+	resolving = 1;
+	p = dlsym(RTLD_NEXT, name);
+	resolving = 0;
+	__atomic_store_n(slot, p, __ATOMIC_RELEASE);
+	return p;
+}
+
+/* Async-signal-safe. */
+void
+shim_warn(const char *msg)
+{
+	char buf[512];
+	size_t len = strlen(msg);
+	int saved = errno;
+
+	if (cfg.quiet)
+		return;
+	if (len > sizeof(buf) - 11)
+		len = sizeof(buf) - 11;
+	memcpy(buf, "profrun: ", 9);
+	memcpy(buf + 9, msg, len);
+	buf[9 + len] = '\n';
+	if (write(STDERR_FILENO, buf, 9 + len + 1) < 0)
+		(void)0;
+	errno = saved;
+}
+
+/* "WHAT: PATH: <errno text>" as one warning.  Async-signal-safe
+ * (strerrordesc_np returns a static string). */
+static void
+warn_err(const char *what, const char *path, int err)
+{
+	char buf[480];
+	const char *parts[] = { what, path, strerrordesc_np(err) };
+	size_t len = 0;
+
+	for (size_t i = 0; i < 3; i++) {
+		size_t n = parts[i] ? strlen(parts[i]) : 0;
+
+		if (n == 0)
+			continue;
+		if (len > 0 && len + 2 < sizeof(buf)) {
+			memcpy(buf + len, ": ", 2);
+			len += 2;
+		}
+		if (n > sizeof(buf) - 1 - len)
+			n = sizeof(buf) - 1 - len;
+		memcpy(buf + len, parts[i], n);
+		len += n;
+	}
+	buf[len] = '\0';
+	shim_warn(buf);
+}
+
+/* Parse one setting's VALUE into its destination.  Not async-signal-safe. */
+static void
+apply_setting(const struct setting *s, const char *value)
+{
+	char *end;
+	unsigned long v;
+
+	switch (s->kind) {
+	case SET_STRING:
+		*(const char **)s->dst = value;
+		break;
+	case SET_BOOL:
+		*(bool *)s->dst = value[0] != '\0' && strcmp(value, "0") != 0;
+		break;
+	case SET_FREQ:
+		errno = 0;
+		v = strtoul(value, &end, 10);
+		if (errno || end == value || *end || value[0] == '-' || v == 0 ||
+		    v > SHIM_MAX_FREQ)
+			shim_warn("PROFRUN_FREQ is not a rate in 1..1000000 Hz; "
+				  "using 100");
+		else
+			*(uint32_t *)s->dst = (uint32_t)v;
+		break;
+	}
+}
+
+/* Read the PROFRUN_* table with secure_getenv.  Not async-signal-safe. */
+static void
+read_settings(void)
+{
+	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++) {
+		const char *v = secure_getenv(settings[i].name);
+
+		if (v != NULL)
+			apply_setting(&settings[i], v);
+	}
+}
+
+/* Resolve every real_<fn> now, so that no later call (a vfork child, the
+ * exec path) enters the dynamic linker.  Not async-signal-safe. */
+static void
+resolve_all(void)
+{
+	REAL(sigaction);
+	REAL(setitimer);
+	REAL(profil);
+	interpose_resolve_all();
+}
+
+/* ---------------------------------------------------------------- profile */
+/* Async-signal-safe. */
+bool
+shim_owns_profile(void)
+{
+	return g.state == SHIM_ON && getpid() == g.owner;
+}
+
+/* Mark the profile stopped early, with FLAG and NOTE.  Async-signal-safe. */
+static void
+mark_stopped(uint32_t flag, const char *note)
+{
+	__atomic_or_fetch(&g.hdr->flags, flag | PROFRUN_F_STOPPED,
+			  __ATOMIC_RELAXED);
+	writer_set_note(g.hdr, g.layout.note_area, note);
+	g.state = SHIM_STOPPED;
+}
+
+/* Async-signal-safe. */
+void
+shim_rival(uint32_t flag, const char *note)
+{
+	int saved = errno;
+
+	timer_stop();
+	mark_stopped(flag, note);
+	errno = saved;
+}
+
+/* The collector's view of the member file at BASE.  Async-signal-safe. */
+static void
+set_collect(void *base)
+{
+	g.hdr = base;
+	g.col.hdr = base;
+	g.col.hist = (uint16_t *)((char *)base + g.layout.hist_off);
+	g.col.wraps = (struct profrun_wrap *)((char *)base + g.layout.wraps_off);
+	g.col.nbuckets = g.layout.nbuckets;
+	g.col.wrap_slots = PROFRUN_WRAP_SLOTS;
+	g.col.offset = (uintptr_t)(g.tgt.text_start + g.tgt.load_bias);
+	g.col.scale = g.tgt.scale;
+}
+
+/* Create this image's member file and start profiling into it; state ON on
+ * success.  Async-signal-safe (system calls only). */
+static int
+profile_open(pid_t pid, pid_t ppid)
+{
+	struct proc_info p = { pid, ppid, writer_now_ns(), writer_cpu_ns(),
+			       cfg.freq };
+	void *base;
+	int dfd, r;
+
+	dfd = writer_open_dir(g.dir);
+	if (dfd < 0) {
+		warn_err(dfd == -ELOOP || dfd == -ENOTDIR
+				 ? "run directory is not a real directory"
+				 : "cannot open run directory",
+			 g.dir, -dfd);
+		return dfd;
+	}
+	writer_layout(&g.layout, strlen(g.tgt.exe), g.tgt.nbuckets);
+	r = writer_create_member(dfd, pid, g.layout.file_size, &base, NULL);
+	close(dfd);
+	if (r < 0) {
+		warn_err("cannot create a profile in", g.dir, -r);
+		return r;
+	}
+	writer_init(base, &g.layout, &g.tgt, &p);
+	set_collect(base);
+	g.owner = pid;
+	r = timer_start(&g.col, cfg.freq);
+	if (r < 0) {
+		warn_err("cannot start profil()", NULL, -r);
+		mark_stopped(0, "profil() could not be started");
+		return r;
+	}
+	g.state = SHIM_ON;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- exit */
+/* on_exit() hook: finish the profile but keep counting (later exit
+ * handlers and destructors still land in the file).  Async-signal-safe. */
+static void
+on_exit_hook(int status, void *arg)
+{
+	int saved = errno;
+
+	if (g.state == SHIM_OFF || getpid() != g.owner)
+		return;
+	if (g.state == SHIM_ON && !timer_handler_installed())
+		mark_stopped(PROFRUN_F_RIVAL_SIGNAL,
+			     "SIGPROF handler was replaced behind profrun's back");
+	writer_finish(g.hdr, PROFRUN_STATE_EXITED, status & 0xff);
+	errno = saved;
+}
+
+/* ---------------------------------------------------------------- fork */
+static __thread bool fork_from_owner __attribute__((tls_model("initial-exec")));
+
+/* pthread_atfork prepare: note whether the profile's owner is forking (not
+ * a vfork or raw-clone child sharing its memory).  Async-signal-safe. */
+static void
+on_fork_prepare(void)
+{
+	fork_from_owner = g.state != SHIM_OFF && getpid() == g.owner;
+}
+
+/* pthread_atfork child: the parent's file and timer are not ours.  Start a
+ * member file of our own (ppid = parent) at the same rate; the timer is not
+ * inherited, so nothing counts until it is re-armed here.
+ * Async-signal-safe (system calls only). */
+static void
+on_fork_child(void)
+{
+	struct profrun_header *old = g.hdr;
+	uint64_t old_size = g.layout.file_size;
+	enum shim_state was = g.state;
+
+	g.state = SHIM_OFF;
+	if (was != SHIM_ON || !fork_from_owner)
+		return;
+	if (profile_open(getpid(), g.owner) < 0)
+		timer_stop();
+	if (g.hdr == old)
+		g.hdr = NULL;
+	munmap(old, old_size);
+}
+
+/* ---------------------------------------------------------------- exec */
+/* Async-signal-safe. */
+bool
+shim_exec_begin(void)
+{
+	if (g.state == SHIM_OFF || getpid() != g.owner)
+		return false;
+	if (g.state == SHIM_ON)
+		timer_stop();
+	writer_finish(g.hdr, PROFRUN_STATE_EXECED, -1);
+	return true;
+}
+
+/* Async-signal-safe. */
+void
+shim_exec_failed(bool began)
+{
+	int saved = errno;
+
+	if (!began)
+		return;
+	g.hdr->end_ns = 0;
+	g.hdr->cpu_user_ns = 0;
+	g.hdr->cpu_sys_ns = 0;
+	__atomic_store_n(&g.hdr->state, PROFRUN_STATE_RUNNING, __ATOMIC_RELEASE);
+	if (g.state == SHIM_ON && timer_start(&g.col, cfg.freq) < 0)
+		mark_stopped(0, "profiling could not restart after a failed exec");
+	errno = saved;
+}
+
+/* ---------------------------------------------------------------- startup */
+/* The run directory, absolute, exported so that descendants join the same
+ * run.  Not async-signal-safe. */
+static int
+resolve_output(void)
+{
+	const char *out = cfg.output ? cfg.output : SHIM_DEFAULT_OUTPUT;
+	int r = writer_absolute(out, g.dir, sizeof(g.dir));
+
+	if (r < 0) {
+		warn_err("bad PROFRUN_OUTPUT", out, -r);
+		return r;
+	}
+	if (cfg.output == NULL || strcmp(cfg.output, g.dir) != 0)
+		setenv("PROFRUN_OUTPUT", g.dir, 1);
+	return 0;
+}
+
+/* Everything the constructor does.  Not async-signal-safe. */
+static void
+startup(void)
+{
+	int r;
+
+	if (getauxval(AT_SECURE))
+		return;
+	read_settings();
+	resolve_all();
+	r = target_find(&g.tgt);
+	if (r < 0) {
+		warn_err("cannot locate the program's text", NULL, -r);
+		return;
+	}
+	if (resolve_output() < 0)
+		return;
+	profile_open(getpid(), getppid());
+	if (g.hdr == NULL)
+		return;
+	on_exit(on_exit_hook, NULL);
+	pthread_atfork(on_fork_prepare, NULL, on_fork_child);
+}
+
+__attribute__((constructor)) static void
+profrun_init(void)
+{
+	int saved = errno;
+
+	startup();
+	errno = saved;
+}

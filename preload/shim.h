@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private interfaces of libprofrun.so, the LD_PRELOAD shim.
+ *
+ *   shim.c    constructor, PROFRUN_* settings, interposers, exit hook
+ *   target.c  finds the main executable's text, build-id and path
+ *   writer.c  run directory, member file layout, header, notes
+ *   timer.c   profil(), our SIGPROF handler, ITIMER_PROF rate, stop
+ *   collect.h pure bucket and carry arithmetic used by the handler
+ *
+ * Every function states whether it is async-signal-safe.  Functions return
+ * 0 (or a descriptor/size) on success and a negative errno on failure.
+ * Everything is hidden; only the interposers in shim.c are exported.
+ */
+#ifndef PROFRUN_SHIM_H
+#define PROFRUN_SHIM_H
+
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/time.h>
+#include <sys/types.h>
+
+#include "collect.h"
+#include "profrun/format.h"
+
+#define SHIM_DEFAULT_FREQ 100u	   /* profil()'s own rate (USER_HZ) */
+#define SHIM_MAX_FREQ 1000000u	   /* 1 µs interval */
+#define SHIM_NOTE_MAX 256u	   /* bytes reserved for the note string */
+#define SHIM_DEFAULT_OUTPUT "profrun.prof"
+
+/* ---------------------------------------------------------------- real_<fn>
+ * The next definition of each interposed function, from dlsym(RTLD_NEXT).
+ * REAL(fn) resolves it on first use; shim_resolve_all() resolves them all at
+ * startup so that later uses (a vfork child, a signal handler) never enter
+ * the dynamic linker. */
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+typedef int (*setitimer_fn)(int, const struct itimerval *, struct itimerval *);
+typedef int (*profil_fn)(unsigned short *, size_t, size_t, unsigned int);
+
+extern sigaction_fn real_sigaction;
+extern setitimer_fn real_setitimer;
+extern profil_fn real_profil;
+
+/* Resolve NAME into *SLOT (not async-signal-safe on first call; afterwards a
+ * plain load).  Returns the pointer, or NULL (recursion or not found). */
+void *shim_resolve(const char *name, void **slot);
+#define REAL(fn) \
+	(real_##fn ? real_##fn \
+		   : (__typeof__(real_##fn))shim_resolve(#fn, (void **)&real_##fn))
+
+/* One line "profrun: MSG" on stderr unless PROFRUN_QUIET; errno preserved.
+ * Async-signal-safe (one write(2)). */
+void shim_warn(const char *msg);
+
+/* ---------------------------------------------------------------- shim.c
+ * Process-wide state of the shim, and the steps the interposers take. */
+enum shim_state {
+	SHIM_OFF = 0,	  /* not profiling (never started, failed, secure) */
+	SHIM_ON = 1,	  /* profil and our handler are live */
+	SHIM_STOPPED = 2, /* a rival took over; the file stays as it was */
+};
+
+/* True when this process owns a live profile: state ON and not a vfork or
+ * raw-clone child sharing the owner's memory.  Async-signal-safe. */
+bool shim_owns_profile(void);
+
+/* Switch profiling off for good because the program took over SIGPROF,
+ * ITIMER_PROF or profil(): FLAG (PROFRUN_F_RIVAL_*) and NOTE go into the
+ * file.  Async-signal-safe. */
+void shim_rival(uint32_t flag, const char *note);
+
+/* Before an exec: finish the profile (state EXECED) and switch profiling off
+ * so that the new image never sees our timer.  Returns true if it did, in
+ * which case shim_exec_failed() must follow a failed exec.  Does nothing in
+ * a process that does not own the profile (a vfork child).
+ * Async-signal-safe. */
+bool shim_exec_begin(void);
+
+/* After a failed exec: back to RUNNING and profiling again; errno is
+ * preserved.  Async-signal-safe. */
+void shim_exec_failed(bool began);
+
+/* ---------------------------------------------------------------- interpose.c */
+/* Resolve the real_<fn> of every interposer.  Not async-signal-safe. */
+void interpose_resolve_all(void);
+
+/* ---------------------------------------------------------------- target.c */
+struct target {
+	uintptr_t load_bias;	/* runtime - link-time */
+	uint64_t text_start;	/* link-time, bucket 0 */
+	uint64_t text_end;	/* link-time end of the covered range */
+	uint64_t nbuckets;
+	uint32_t bucket_size;	/* 2, 4, 8, ... */
+	uint32_t scale;		/* 131072 / bucket_size */
+	uint32_t build_id_len;
+	uint8_t build_id[PROFRUN_BUILD_ID_MAX];
+	char exe[PATH_MAX];	/* absolute path of the executable */
+};
+
+/* Size the histogram for link-time text [LO, HI): the smallest bucket size
+ * (2, 4, ...) whose bucket count is at most MAX_BUCKETS; fills text_start,
+ * text_end, nbuckets, bucket_size, scale.  Pure, async-signal-safe.
+ * Returns 0, or -EINVAL for an empty range, -E2BIG if no scale fits. */
+int target_size_buckets(struct target *t, uint64_t lo, uint64_t hi,
+			uint64_t max_buckets);
+
+/* Describe the main executable of this process (dl_iterate_phdr, PT_NOTE
+ * build-id, /proc/self/exe).  Not async-signal-safe. */
+int target_find(struct target *t);
+
+/* ---------------------------------------------------------------- writer.c */
+struct layout {
+	uint64_t strings_off;
+	uint32_t strings_size;
+	uint32_t exe_off;	/* absolute file offset of the exe path */
+	uint32_t note_area;	/* absolute file offset of the note slot */
+	uint64_t wraps_off;
+	uint64_t hist_off;
+	uint64_t nbuckets;
+	uint64_t file_size;
+};
+
+/* What the header records about the process at start. */
+struct proc_info {
+	int32_t pid;
+	int32_t ppid;
+	int64_t start_ns;
+	uint64_t cpu_start_ns;
+	uint32_t rate_requested;
+};
+
+/* Compute the member file layout for an exe path of EXE_LEN bytes (without
+ * NUL) and NBUCKETS counters.  Pure, async-signal-safe. */
+void writer_layout(struct layout *l, size_t exe_len, uint64_t nbuckets);
+
+/* Initialize a zero-filled member image BASE (l->file_size bytes): header,
+ * exe path; wrap table and histogram stay zero.  Pure, async-signal-safe. */
+void writer_init(void *base, const struct layout *l, const struct target *t,
+		 const struct proc_info *p);
+
+/* Make absolute the run directory PATH (relative to the cwd) into OUT.
+ * Not async-signal-safe (getcwd).  Returns 0 or -errno. */
+int writer_absolute(const char *path, char *out, size_t outsz);
+
+/* Create the run directory DIR if missing (mode 0755) and open it with
+ * O_DIRECTORY|O_NOFOLLOW; a symlink is refused (-ELOOP/-ENOTDIR).  Returns
+ * a descriptor or -errno.  Async-signal-safe (system calls only). */
+int writer_open_dir(const char *dir);
+
+/* Create a new member "<pid>.prof" or "<pid>-<n>.prof" in DFD with
+ * O_CREAT|O_EXCL|O_NOFOLLOW, mode 0644, sized to SIZE bytes and map it
+ * MAP_SHARED into *BASE; no descriptor stays open.  The name chosen goes to
+ * NAME (at least 64 bytes) if not NULL.  Async-signal-safe. */
+int writer_create_member(int dfd, pid_t pid, uint64_t size, void **base,
+			 char *name);
+
+/* Record the NUL-terminated NOTE (truncated to the reserved room) and point
+ * header.note_off at it.  Async-signal-safe. */
+void writer_set_note(struct profrun_header *h, uint32_t note_area,
+		     const char *note);
+
+/* Record the end of this image's profile: end_ns, CPU times, STATE and
+ * EXIT_CODE.  Async-signal-safe (clock_gettime, getrusage). */
+void writer_finish(struct profrun_header *h, uint32_t state, int32_t exit_code);
+
+/* CLOCK_REALTIME / process CPU time in ns.  Async-signal-safe. */
+int64_t writer_now_ns(void);
+uint64_t writer_cpu_ns(void);
+
+/* ---------------------------------------------------------------- timer.c */
+/* Start profil() over C's histogram, put our handler in front of profil's
+ * and re-arm ITIMER_PROF at FREQ Hz unless it is profil's 100 Hz.  Fills
+ * interval_us, rate_requested and RATE_CLIPPED in the header.  On failure
+ * profiling is left off.  Async-signal-safe (profil, sigaction, setitimer),
+ * but the caller must not run concurrently with another start/stop. */
+int timer_start(const struct collect *c, uint32_t freq);
+
+/* Switch profiling off without letting a pending SIGPROF reach a default
+ * action: disarm ITIMER_PROF, ignore SIGPROF (discards pending ones),
+ * profil(NULL) and restore the action the program believes it has.
+ * Async-signal-safe. */
+void timer_stop(void);
+
+/* True while our handler is SIGPROF's action.  Async-signal-safe. */
+bool timer_handler_installed(void);
+
+/* The SIGPROF action the program believes is installed, for sigaction()
+ * queries and SIG_DFL/SIG_IGN requests while we profile.
+ * Async-signal-safe. */
+void timer_get_program_action(struct sigaction *sa);
+void timer_set_program_action(const struct sigaction *sa);
+
+#endif /* PROFRUN_SHIM_H */

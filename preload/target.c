@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The main executable: its executable text (all PF_X PT_LOAD segments, PIE
+ * or not), the histogram geometry that covers it, its GNU build-id read from
+ * the PT_NOTE segments in memory, and its absolute path.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+/* Smallest power-of-two bucket size (>= 2) with at most MAX buckets.
+ * Async-signal-safe. */
+int
+target_size_buckets(struct target *t, uint64_t lo, uint64_t hi,
+		    uint64_t max_buckets)
+{
+	uint64_t bs = 2;
+
+	if (hi <= lo || max_buckets == 0)
+		return -EINVAL;
+	for (; bs <= 131072; bs *= 2) {
+		uint64_t start = lo & ~(bs - 1);
+		uint64_t n = (hi - start + bs - 1) / bs;
+
+		if (n <= max_buckets) {
+			t->text_start = start;
+			t->text_end = start + n * bs;
+			t->nbuckets = n;
+			t->bucket_size = (uint32_t)bs;
+			t->scale = (uint32_t)(131072 / bs);
+			return 0;
+		}
+	}
+	return -E2BIG;
+}
+
+/* Copy a GNU build-id from the notes in [P, END) into T.  Async-signal-safe. */
+static void
+scan_notes(struct target *t, const uint8_t *p, const uint8_t *end, size_t align)
+{
+	while (p + sizeof(ElfW(Nhdr)) <= end) {
+		const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
+		size_t namesz = (n->n_namesz + align - 1) & ~(align - 1);
+		size_t descsz = (n->n_descsz + align - 1) & ~(align - 1);
+		const uint8_t *name = p + sizeof(*n);
+		const uint8_t *desc = name + namesz;
+
+		if (desc + descsz > end || desc < name)
+			return;
+		if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+		    memcmp(name, "GNU", 4) == 0 &&
+		    n->n_descsz <= PROFRUN_BUILD_ID_MAX) {
+			memcpy(t->build_id, desc, n->n_descsz);
+			t->build_id_len = n->n_descsz;
+			return;
+		}
+		p = desc + descsz;
+	}
+}
+
+struct phdr_scan {
+	struct target *t;
+	uint64_t lo, hi;
+	int found;
+};
+
+/* dl_iterate_phdr callback: the first object is the main executable.
+ * Not async-signal-safe. */
+static int
+on_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct phdr_scan *s = data;
+
+	s->found = 1;
+	s->t->load_bias = info->dlpi_addr;
+	s->lo = UINT64_MAX;
+	s->hi = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const uint8_t *mem = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			if (ph->p_vaddr < s->lo)
+				s->lo = ph->p_vaddr;
+			if (ph->p_vaddr + ph->p_memsz > s->hi)
+				s->hi = ph->p_vaddr + ph->p_memsz;
+		} else if (ph->p_type == PT_NOTE && s->t->build_id_len == 0) {
+			scan_notes(s->t, mem, mem + ph->p_memsz,
+				   ph->p_align == 8 ? 8 : 4);
+		}
+	}
+	return 1; /* stop after the main executable */
+}
+
+/* Absolute path of the executable into T->exe.  Not async-signal-safe. */
+static int
+find_exe_path(struct target *t)
+{
+	ssize_t n = readlink("/proc/self/exe", t->exe, sizeof(t->exe) - 1);
+	const char *fn;
+
+	if (n > 0) {
+		t->exe[n] = '\0';
+		return 0;
+	}
+	fn = (const char *)getauxval(AT_EXECFN);
+	if (fn == NULL)
+		return -ENOENT;
+	return writer_absolute(fn, t->exe, sizeof(t->exe));
+}
+
+/* Not async-signal-safe (dl_iterate_phdr, readlink). */
+int
+target_find(struct target *t)
+{
+	struct phdr_scan s = { .t = t };
+	int r;
+
+	memset(t, 0, sizeof(*t));
+	dl_iterate_phdr(on_object, &s);
+	if (!s.found || s.hi <= s.lo)
+		return -ENOEXEC;
+	r = target_size_buckets(t, s.lo, s.hi, PROFRUN_MAX_BUCKETS);
+	if (r < 0)
+		return r;
+	return find_exe_path(t);
+}

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The timer and the signal: glibc's profil() does the counting, our SIGPROF
+ * handler sits in front of it to count every sample, the ones profil drops
+ * and the 16-bit wraps; ITIMER_PROF is re-armed for rates other than
+ * profil's 100 Hz.  All calls go to real_<fn> so our own interposers never
+ * mistake us for a rival.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <ucontext.h>
+
+#include "shim.h"
+
+static struct collect active;	      /* what the handler counts into */
+static struct sigaction profil_act;   /* profil()'s own handler */
+static struct sigaction program_act;  /* what the program believes it has */
+static bool have_program_act;
+static bool running;
+
+/* Interrupted PC from the ucontext.  Async-signal-safe. */
+static inline uintptr_t
+ucontext_pc(void *ctx)
+{
+	ucontext_t *uc = ctx;
+
+#if defined(__x86_64__)
+	return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+	return (uintptr_t)uc->uc_mcontext.pc;
+#elif defined(__i386__)
+	return (uintptr_t)uc->uc_mcontext.gregs[REG_EIP];
+#else
+#error "profrun: no program counter in ucontext_t for this architecture"
+#endif
+}
+
+/* Our SIGPROF handler: profil's counter first, then ours.
+ * Async-signal-safe: no allocation, no locks, no system calls. */
+static void
+on_sigprof(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+
+	if (profil_act.sa_flags & SA_SIGINFO)
+		profil_act.sa_sigaction(sig, si, uc);
+	else if (profil_act.sa_handler != SIG_DFL &&
+		 profil_act.sa_handler != SIG_IGN)
+		profil_act.sa_handler(sig);
+	if (active.hdr != NULL)
+		collect_after_profil(&active, ucontext_pc(uc));
+	errno = saved;
+}
+
+/* The kernel's tick rate (CONFIG_HZ), the cap on CPU-timer rates, from the
+ * resolution of the coarse clock.  Async-signal-safe. */
+static uint32_t
+kernel_hz(void)
+{
+	struct timespec res;
+
+	if (clock_getres(CLOCK_MONOTONIC_COARSE, &res) < 0 || res.tv_sec != 0 ||
+	    res.tv_nsec <= 0)
+		return 0;
+	return (uint32_t)(1000000000 / res.tv_nsec);
+}
+
+/* Re-arm ITIMER_PROF at FREQ Hz unless that is profil's rate, then record
+ * the interval armed.  Async-signal-safe. */
+static int
+arm_rate(struct profrun_header *h, uint32_t freq)
+{
+	struct itimerval it;
+	uint32_t hz = kernel_hz();
+
+	if (freq != SHIM_DEFAULT_FREQ) {
+		long us = 1000000L / (long)freq;
+
+		it.it_value.tv_sec = us / 1000000;
+		it.it_value.tv_usec = us % 1000000;
+		it.it_interval = it.it_value;
+		if (REAL(setitimer)(ITIMER_PROF, &it, NULL) < 0)
+			return -errno;
+	}
+	if (getitimer(ITIMER_PROF, &it) < 0)
+		return -errno;
+	h->rate_requested = freq;
+	h->interval_us = (uint32_t)(it.it_interval.tv_sec * 1000000 +
+				    it.it_interval.tv_usec);
+	if (hz != 0 && freq > hz)
+		__atomic_or_fetch(&h->flags, PROFRUN_F_RATE_CLIPPED,
+				  __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* profil() over C, then our handler in front of profil's.
+ * Async-signal-safe. */
+static int
+arm_profil(const struct collect *c)
+{
+	struct sigaction ours;
+
+	if (REAL(profil)(c->hist, c->nbuckets * sizeof(uint16_t), c->offset,
+			 c->scale) < 0)
+		return -errno;
+	running = true;
+	if (REAL(sigaction)(SIGPROF, NULL, &profil_act) < 0)
+		return -errno;
+	memset(&ours, 0, sizeof(ours));
+	ours.sa_sigaction = on_sigprof;
+	ours.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigfillset(&ours.sa_mask);
+	if (REAL(sigaction)(SIGPROF, &ours, NULL) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Async-signal-safe. */
+int
+timer_start(const struct collect *c, uint32_t freq)
+{
+	sigset_t prof, old;
+	int r;
+
+	if (REAL(profil) == NULL || REAL(sigaction) == NULL ||
+	    REAL(setitimer) == NULL)
+		return -ENOSYS;
+	if (!have_program_act) {
+		if (REAL(sigaction)(SIGPROF, NULL, &program_act) < 0)
+			return -errno;
+		have_program_act = true;
+	}
+	active = *c;
+	sigemptyset(&prof);
+	sigaddset(&prof, SIGPROF);
+	pthread_sigmask(SIG_BLOCK, &prof, &old);
+	r = arm_profil(c);
+	if (r == 0)
+		r = arm_rate(c->hdr, freq);
+	if (r < 0)
+		timer_stop();
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return r;
+}
+
+/* Async-signal-safe. */
+void
+timer_stop(void)
+{
+	static const struct itimerval zero;
+	struct sigaction ign;
+	int saved = errno;
+
+	if (!running)
+		return;
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	REAL(setitimer)(ITIMER_PROF, &zero, NULL);
+	REAL(sigaction)(SIGPROF, &ign, NULL); /* drops a pending SIGPROF */
+	REAL(profil)(NULL, 0, 0, 0);
+	REAL(sigaction)(SIGPROF, &program_act, NULL);
+	running = false;
+	errno = saved;
+}
+
+/* Async-signal-safe. */
+bool
+timer_handler_installed(void)
+{
+	struct sigaction cur;
+
+	if (!running || REAL(sigaction)(SIGPROF, NULL, &cur) < 0)
+		return false;
+	return (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_sigprof;
+}
+
+/* Async-signal-safe. */
+void
+timer_get_program_action(struct sigaction *sa)
+{
+	*sa = program_act;
+}
+
+/* Async-signal-safe. */
+void
+timer_set_program_action(const struct sigaction *sa)
+{
+	program_act = *sa;
+}

@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Member files of a run directory (include/profrun/format.h):
+ *
+ *   0            header (PROFRUN_HEADER_SIZE bytes)
+ *   strings_off  exe path NUL, then SHIM_NOTE_MAX bytes kept for the note
+ *   wraps_off    struct profrun_wrap[PROFRUN_WRAP_SLOTS]   (64-byte aligned)
+ *   hist_off     uint16_t hist[nbuckets]                     (profil's buffer)
+ *
+ * exe_off and note_off are absolute file offsets into the string area (so 0
+ * can mean "no note").  Files are created O_EXCL|O_NOFOLLOW, mode 0644,
+ * mapped MAP_SHARED and their descriptor closed at once.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+#define ALIGN_UP(x, a) (((x) + (a) - 1) & ~(uint64_t)((a) - 1))
+#define MEMBER_TRIES 10000
+
+/* Pure, async-signal-safe. */
+void
+writer_layout(struct layout *l, size_t exe_len, uint64_t nbuckets)
+{
+	l->strings_off = PROFRUN_HEADER_SIZE;
+	l->strings_size = (uint32_t)ALIGN_UP(exe_len + 1 + SHIM_NOTE_MAX, 8);
+	l->exe_off = (uint32_t)l->strings_off;
+	l->note_area = (uint32_t)(l->strings_off + exe_len + 1);
+	l->wraps_off = ALIGN_UP(l->strings_off + l->strings_size, 64);
+	l->hist_off = l->wraps_off +
+		      PROFRUN_WRAP_SLOTS * (uint64_t)sizeof(struct profrun_wrap);
+	l->nbuckets = nbuckets;
+	l->file_size = l->hist_off + nbuckets * sizeof(uint16_t);
+}
+
+/* Pure, async-signal-safe. */
+void
+writer_init(void *base, const struct layout *l, const struct target *t,
+	    const struct proc_info *p)
+{
+	struct profrun_header *h = base;
+
+	memcpy(h->magic, PROFRUN_MAGIC, PROFRUN_MAGIC_LEN);
+	h->version = PROFRUN_VERSION;
+	h->min_version = PROFRUN_MIN_VERSION;
+	h->header_size = PROFRUN_HEADER_SIZE;
+	h->file_size = l->file_size;
+	h->strings_off = l->strings_off;
+	h->strings_size = l->strings_size;
+	h->wrap_slots = PROFRUN_WRAP_SLOTS;
+	h->wraps_off = l->wraps_off;
+	h->hist_off = l->hist_off;
+	h->nbuckets = l->nbuckets;
+	h->text_start = t->text_start;
+	h->text_end = t->text_end;
+	h->load_bias = t->load_bias;
+	h->bucket_size = t->bucket_size;
+	h->scale = t->scale;
+	h->pid = p->pid;
+	h->ppid = p->ppid;
+	h->exe_off = l->exe_off;
+	h->note_off = 0;
+	h->build_id_len = t->build_id_len;
+	memcpy(h->build_id, t->build_id, t->build_id_len);
+	h->rate_requested = p->rate_requested;
+	h->start_ns = p->start_ns;
+	h->cpu_start_ns = p->cpu_start_ns;
+	h->state = PROFRUN_STATE_RUNNING;
+	h->exit_code = -1;
+	memcpy((char *)base + l->exe_off, t->exe, strlen(t->exe) + 1);
+}
+
+/* Not async-signal-safe (getcwd). */
+int
+writer_absolute(const char *path, char *out, size_t outsz)
+{
+	size_t len = strlen(path), cwd;
+
+	if (len == 0)
+		return -EINVAL;
+	if (path[0] == '/') {
+		if (len >= outsz)
+			return -ENAMETOOLONG;
+		memcpy(out, path, len + 1);
+		return 0;
+	}
+	if (getcwd(out, outsz) == NULL)
+		return -errno;
+	cwd = strlen(out);
+	if (cwd + 1 + len >= outsz)
+		return -ENAMETOOLONG;
+	if (cwd > 1 || out[0] != '/')
+		out[cwd++] = '/';
+	memcpy(out + cwd, path, len + 1);
+	return 0;
+}
+
+/* Async-signal-safe. */
+int
+writer_open_dir(const char *dir)
+{
+	int fd;
+
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/* "<pid>.prof" (N == 0) or "<pid>-<N>.prof" into BUF.  Async-signal-safe. */
+static void
+member_name(char *buf, pid_t pid, unsigned n)
+{
+	char tmp[24];
+	int len = 0, k = 0;
+	unsigned long v = (unsigned long)pid;
+
+	do
+		tmp[k++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	while (k > 0)
+		buf[len++] = tmp[--k];
+	if (n > 0) {
+		buf[len++] = '-';
+		v = n;
+		do
+			tmp[k++] = (char)('0' + v % 10);
+		while ((v /= 10) != 0);
+		while (k > 0)
+			buf[len++] = tmp[--k];
+	}
+	memcpy(buf + len, ".prof", 6);
+}
+
+/* Give FD its SIZE bytes, with blocks reserved where the filesystem can so
+ * that a full disk fails here rather than as SIGBUS in the program later.
+ * Async-signal-safe. */
+static int
+size_member(int fd, uint64_t size)
+{
+	if (ftruncate(fd, (off_t)size) < 0)
+		return -errno;
+	if (fallocate(fd, 0, 0, (off_t)size) < 0 && errno != EOPNOTSUPP &&
+	    errno != ENOSYS)
+		return -errno;
+	return 0;
+}
+
+/* Async-signal-safe. */
+int
+writer_create_member(int dfd, pid_t pid, uint64_t size, void **base,
+		     char *name)
+{
+	char buf[64];
+	int fd = -1, r;
+	void *p;
+
+	for (unsigned n = 0; fd < 0 && n < MEMBER_TRIES; n++) {
+		member_name(buf, pid, n);
+		fd = openat(dfd, buf,
+			    O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    0644);
+		if (fd < 0 && errno != EEXIST)
+			return -errno;
+	}
+	if (fd < 0)
+		return -EEXIST;
+	r = size_member(fd, size);
+	p = r < 0 ? MAP_FAILED
+		  : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED && r == 0)
+		r = -errno;
+	close(fd);
+	if (r < 0) {
+		unlinkat(dfd, buf, 0);
+		return r;
+	}
+	*base = p;
+	if (name != NULL)
+		memcpy(name, buf, strlen(buf) + 1);
+	return 0;
+}
+
+/* Async-signal-safe. */
+void
+writer_set_note(struct profrun_header *h, uint32_t note_area, const char *note)
+{
+	char *dst = (char *)h + note_area;
+	size_t len = strlen(note);
+
+	if (__atomic_load_n(&h->note_off, __ATOMIC_ACQUIRE) != 0)
+		return; /* keep the first reason */
+	if (len > SHIM_NOTE_MAX - 1)
+		len = SHIM_NOTE_MAX - 1;
+	memcpy(dst, note, len);
+	dst[len] = '\0';
+	__atomic_store_n(&h->note_off, note_area, __ATOMIC_RELEASE);
+}
+
+/* Async-signal-safe. */
+int64_t
+writer_now_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_REALTIME, &ts) < 0)
+		return 0;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Async-signal-safe. */
+uint64_t
+writer_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t
+tv_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000000u + (uint64_t)tv->tv_usec * 1000u;
+}
+
+/* Async-signal-safe. */
+void
+writer_finish(struct profrun_header *h, uint32_t state, int32_t exit_code)
+{
+	struct rusage ru;
+
+	h->end_ns = writer_now_ns();
+	if (getrusage(RUSAGE_SELF, &ru) == 0) {
+		h->cpu_user_ns = tv_ns(&ru.ru_utime);
+		h->cpu_sys_ns = tv_ns(&ru.ru_stime);
+	}
+	h->exit_code = exit_code;
+	__atomic_store_n(&h->state, state, __ATOMIC_RELEASE);
+}
