@@ -126,21 +126,6 @@ symbolize_each(struct report *r, struct symbolizer *sz)
 	return 0;
 }
 
-/* Executables with samples among the merged functions. */
-static size_t
-count_modules(const struct func_list *l)
-{
-	size_t i, j, n = 0;
-
-	for (i = 0; i < l->n; i++) {
-		for (j = 0; j < i; j++)
-			if (strcmp(l->v[i].module, l->v[j].module) == 0)
-				break;
-		n += j == i;
-	}
-	return n;
-}
-
 static void
 compute_rate(struct report *r)
 {
@@ -153,6 +138,7 @@ compute_rate(struct report *r)
 		c = profile_cpu_seconds(r->procs[i].p);
 		if (c < 0) {
 			r->cpu_seconds = -1;
+			r->cut_short++;
 			continue;
 		}
 		cpu += c;
@@ -162,6 +148,7 @@ compute_rate(struct report *r)
 	}
 	r->requested_hz = r->procs[0].p->hdr.rate_requested;
 	r->armed_hz = profile_armed_hz(r->procs[0].p);
+	r->cpu_known = cpu;
 	r->rate_measured = cpu > 0;
 	r->rate_hz = r->rate_measured ? (double)samples / cpu : r->armed_hz;
 }
@@ -209,7 +196,7 @@ report_build(struct report *r, const struct run *run,
 	if (ret)
 		return -1;
 	func_list_finish(&r->funcs);
-	r->nmodules = count_modules(&r->funcs);
+	r->nmodules = func_list_modules(&r->funcs);
 	return 0;
 }
 

@@ -45,10 +45,10 @@ check_ident(const uint8_t *buf, uint64_t size, struct profrun_header *h,
 		return fail(err, errlen, "empty file");
 	if (memcmp(buf, profrun_magic, n) != 0)
 		return fail(err, errlen, "not a profrun profile (bad magic)");
-	if (size < sizeof(*h))
+	if (size < PROFRUN_HEADER_SIZE)
 		return fail(err, errlen,
-			    "truncated (file is %llu bytes, a header needs %zu)",
-			    (unsigned long long)size, sizeof(*h));
+			    "truncated (file is %llu bytes, a header needs %u)",
+			    (unsigned long long)size, PROFRUN_HEADER_SIZE);
 	memcpy(h, buf, sizeof(*h));
 	if (h->min_version > PROFRUN_VERSION)
 		return fail(err, errlen,
@@ -58,7 +58,7 @@ check_ident(const uint8_t *buf, uint64_t size, struct profrun_header *h,
 	    h->min_version > h->version)
 		return fail(err, errlen, "bad format version %u (minimum %u)",
 			    h->version, h->min_version);
-	if (h->header_size < sizeof(*h) || h->header_size % 8 != 0)
+	if (h->header_size < PROFRUN_HEADER_SIZE || h->header_size % 8 != 0)
 		return fail(err, errlen, "bad header size %u", h->header_size);
 	if (h->file_size > size)
 		return fail(err, errlen,

@@ -107,11 +107,16 @@ print_rate(FILE *out, const struct report *r)
 {
 	double expected;
 
-	if (r->rate_measured)
+	if (r->rate_measured && r->cut_short == 0)
 		fprintf(out, "rate: %.1f Hz effective (requested %.0f Hz), "
-			"CPU time %.2f s%s\n", r->rate_hz, r->requested_hz,
-			r->cpu_seconds >= 0 ? r->cpu_seconds : 0,
-			r->cpu_seconds >= 0 ? "" : " in the processes that finished");
+			"CPU time %.2f s\n", r->rate_hz, r->requested_hz,
+			r->cpu_seconds);
+	else if (r->rate_measured)
+		fprintf(out, "rate: %.1f Hz effective (requested %.0f Hz), "
+			"CPU time %.2f s in the %zu processes that finished "
+			"(unknown for %zu cut short)\n", r->rate_hz,
+			r->requested_hz, r->cpu_known, r->nprocs - r->cut_short,
+			r->cut_short);
 	else
 		fprintf(out, "rate: CPU time unknown (cut short); seconds assume "
 			"the armed %.1f Hz (requested %.0f Hz)\n",
@@ -119,14 +124,14 @@ print_rate(FILE *out, const struct report *r)
 	if (r->armed_hz > 0 && r->armed_hz < r->requested_hz * 0.9)
 		fprintf(out, "  the kernel armed the timer at %.1f Hz, below "
 			"the requested %.0f Hz\n", r->armed_hz, r->requested_hz);
-	if (!r->rate_measured || r->cpu_seconds < RATE_MIN_CPU)
+	if (!r->rate_measured || r->cpu_known < RATE_MIN_CPU)
 		return;
-	expected = r->cpu_seconds * r->armed_hz;
-	if ((double)r->total < expected * RATE_SHORTFALL)
+	expected = r->cpu_known * r->armed_hz;
+	if (r->rate_hz * r->cpu_known < expected * RATE_SHORTFALL)
 		fprintf(out, "  only %.0f%% of the %.0f samples expected from "
 			"CPU time x %.0f Hz: the kernel's timer tick caps the "
 			"rate, or signals of concurrent threads coalesce\n",
-			100.0 * (double)r->total / expected, expected,
+			100.0 * r->rate_hz * r->cpu_known / expected, expected,
 			r->armed_hz);
 }
 
@@ -168,7 +173,7 @@ static void
 print_table(FILE *out, const struct report *r, const struct func_list *l,
 	    uint64_t total)
 {
-	bool modules = r->nmodules > 1;
+	bool modules = func_list_modules(l) > 1;
 	size_t rows = l->n, i;
 	uint64_t rest = 0;
 	int width;

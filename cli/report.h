@@ -24,6 +24,8 @@ struct report {
 
 	uint64_t total, main, outside; /* total = main + outside */
 	double cpu_seconds;	       /* -1 when unknown for any process */
+	double cpu_known;	       /* of the processes that finished */
+	size_t cut_short;	       /* processes without known CPU time */
 	double rate_hz;		       /* effective, or armed when unknown */
 	bool rate_measured;	       /* rate_hz comes from CPU time */
 	double requested_hz;

@@ -32,6 +32,7 @@ struct sym {
 	uint64_t start, end; /* link-time [start, end) */
 	const char *name;    /* owned by libdwfl */
 	int rank;	     /* lower is preferred among aliases */
+	bool sizeless;
 	bool src_done;
 	char *file;
 	int line;
@@ -113,15 +114,31 @@ is_function(const GElf_Sym *s, GElf_Word shndx, const char *name)
 	int type = GELF_ST_TYPE(s->st_info);
 
 	return name && name[0] && shndx != SHN_UNDEF &&
+	       shndx != (GElf_Word)-1 && shndx < SHN_LORESERVE &&
 	       (type == STT_FUNC || type == STT_GNU_IFUNC);
 }
 
-/* Keep one symbol per address (the preferred alias); give sizeless
- * symbols the extent up to the next symbol. */
+/* End of the section holding a symbol: the limit of a sizeless symbol,
+ * so that it does not swallow the next section (e.g. _init the PLT). */
+static uint64_t
+section_end(Elf *elf, GElf_Word shndx, uint64_t start)
+{
+	GElf_Shdr shdr;
+	Elf_Scn *scn = elf ? elf_getscn(elf, shndx) : NULL;
+
+	if (!scn || !gelf_getshdr(scn, &shdr) || start < shdr.sh_addr ||
+	    start >= shdr.sh_addr + shdr.sh_size)
+		return UINT64_MAX;
+	return shdr.sh_addr + shdr.sh_size;
+}
+
+/* Keep one symbol per address (the preferred alias); sizeless symbols
+ * extend to the next symbol or the end of their section. */
 static void
 sort_syms(struct module *m)
 {
 	size_t i, n = 0;
+	uint64_t next;
 
 	qsort(m->syms, m->nsyms, sizeof(*m->syms), cmp_sym);
 	for (i = 0; i < m->nsyms; i++) {
@@ -131,10 +148,13 @@ sort_syms(struct module *m)
 	}
 	m->nsyms = n;
 	for (i = 0; i < n; i++) {
-		if (m->syms[i].end > m->syms[i].start)
+		if (!m->syms[i].sizeless)
 			continue;
-		m->syms[i].end = i + 1 < n ? m->syms[i + 1].start
-					   : m->syms[i].start + 1;
+		next = i + 1 < n ? m->syms[i + 1].start : UINT64_MAX;
+		if (m->syms[i].end > next)
+			m->syms[i].end = next;
+		if (m->syms[i].end == UINT64_MAX)
+			m->syms[i].end = m->syms[i].start + 1;
 	}
 }
 
@@ -145,8 +165,10 @@ load_syms(struct module *m)
 	GElf_Sym s;
 	GElf_Addr addr;
 	GElf_Word shndx;
+	Elf *elf;
 	const char *name;
 	struct sym *y;
+	uint64_t lim;
 
 	if (n <= 0)
 		return 0;
@@ -154,13 +176,20 @@ load_syms(struct module *m)
 	if (!m->syms)
 		return -1;
 	for (i = 1; i < n; i++) {
+		elf = NULL;
 		name = dwfl_module_getsym_info(m->mod, i, &s, &addr, &shndx,
-					       NULL, NULL);
+					       &elf, NULL);
 		if (!is_function(&s, shndx, name) || addr < m->bias)
 			continue;
 		y = &m->syms[m->nsyms++];
 		y->start = addr - m->bias;
+		y->sizeless = s.st_size == 0;
 		y->end = y->start + s.st_size;
+		if (y->sizeless) {
+			lim = section_end(elf, shndx, s.st_value);
+			y->end = lim == UINT64_MAX ? lim
+						   : y->start + (lim - s.st_value);
+		}
 		y->name = name;
 		y->rank = sym_rank(&s);
 	}
@@ -597,4 +626,20 @@ func_list_finish(struct func_list *l)
 	}
 	l->n = n;
 	qsort(l->v, l->n, sizeof(*l->v), cmp_samples);
+}
+
+size_t
+func_list_modules(const struct func_list *l)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < l->n; i++) {
+		for (j = 0; j < i; j++)
+			if (strcmp(l->v[i].module, l->v[j].module) == 0)
+				break;
+		n += j == i;
+		if (n > 1)
+			break; /* callers only ask whether there are several */
+	}
+	return n;
 }

@@ -34,6 +34,9 @@ int func_list_add(struct func_list *l, const struct func *f);
  * (descending) and name. */
 void func_list_finish(struct func_list *l);
 
+/* Distinct modules in L, counting no further than 2. */
+size_t func_list_modules(const struct func_list *l);
+
 /* Symbolization, cached per (executable path, build-id). */
 struct symbolizer;
 

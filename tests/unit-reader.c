@@ -1,0 +1,498 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Table-driven tests of the profile reader (cli/profile.c): a valid member
+ * round-trips with exact counts, and every kind of damage is refused
+ * without a crash.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/profile.h"
+
+/* Geometry of the minimal valid member built by make_valid(). */
+#define NBUCKETS 8
+#define NSLOTS 4
+#define STRINGS_OFF PROFRUN_HEADER_SIZE
+#define STRINGS_SIZE 32
+#define WRAPS_OFF (STRINGS_OFF + STRINGS_SIZE)
+#define HIST_OFF (WRAPS_OFF + NSLOTS * 16)
+#define FILE_SIZE (HIST_OFF + NBUCKETS * 2)
+#define TEXT_START 0x1000u
+
+static int failures;
+static int messages;
+
+void
+cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("# error: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	messages++;
+}
+
+void
+cli_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("# warning: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	messages++;
+}
+
+static void
+check(bool ok, const char *what)
+{
+	printf("%s - %s\n", ok ? "ok" : "not ok", what);
+	if (!ok)
+		failures++;
+}
+
+struct image {
+	uint8_t buf[FILE_SIZE + 64];
+	size_t size;
+};
+
+static struct profrun_header *
+hdr(struct image *im)
+{
+	return (struct profrun_header *)im->buf;
+}
+
+static void
+set_hist(struct image *im, unsigned i, uint16_t v)
+{
+	memcpy(im->buf + HIST_OFF + 2 * i, &v, sizeof(v));
+}
+
+static void
+set_wrap(struct image *im, unsigned slot, uint64_t key, uint64_t wraps)
+{
+	struct profrun_wrap w = { key, wraps };
+
+	memcpy(im->buf + WRAPS_OFF + 16 * slot, &w, sizeof(w));
+}
+
+/* A valid member: bucket 1 = 5, bucket 3 = 7 + 2 wraps, bucket 5 = exactly
+ * one wrap (the 16-bit counter reads 0). */
+static void
+make_valid(struct image *im)
+{
+	struct profrun_header *h = hdr(im);
+
+	memset(im, 0, sizeof(*im));
+	im->size = FILE_SIZE;
+	memcpy(h->magic, PROFRUN_MAGIC, PROFRUN_MAGIC_LEN);
+	h->version = h->min_version = 1;
+	h->header_size = PROFRUN_HEADER_SIZE;
+	h->file_size = FILE_SIZE;
+	h->strings_off = STRINGS_OFF;
+	h->strings_size = STRINGS_SIZE;
+	h->wrap_slots = NSLOTS;
+	h->wraps_off = WRAPS_OFF;
+	h->hist_off = HIST_OFF;
+	h->nbuckets = NBUCKETS;
+	h->text_start = TEXT_START;
+	h->text_end = TEXT_START + NBUCKETS * 2;
+	h->bucket_size = 2;
+	h->scale = 65536;
+	h->pid = 123;
+	h->exe_off = STRINGS_OFF;
+	h->build_id_len = 2;
+	h->build_id[0] = 0xab;
+	h->build_id[1] = 0x01;
+	h->samples_outside = 9;
+	h->state = PROFRUN_STATE_EXITED;
+	strcpy((char *)im->buf + STRINGS_OFF, "/bin/demo");
+	set_hist(im, 1, 5);
+	set_hist(im, 3, 7);
+	set_wrap(im, 0, 4, 2);
+	set_wrap(im, 2, 6, 1);
+}
+
+static void
+test_valid(void)
+{
+	struct image im;
+	struct profile p;
+	char err[256] = "";
+	int ret;
+
+	make_valid(&im);
+	ret = profile_parse(im.buf, im.size, &p, err, sizeof(err));
+	check(ret == 0, "valid member is accepted");
+	if (ret)
+		return;
+	check(p.nsamples == 3, "three buckets have samples");
+	check(p.nsamples == 3 && p.samples[0].addr == TEXT_START + 2 &&
+		      p.samples[0].count == 5,
+	      "plain count");
+	check(p.nsamples == 3 && p.samples[1].addr == TEXT_START + 6 &&
+		      p.samples[1].count == 7 + 2 * 65536ull,
+	      "count with two wraps");
+	check(p.nsamples == 3 && p.samples[2].addr == TEXT_START + 10 &&
+		      p.samples[2].count == 65536,
+	      "wrapped to zero still counts");
+	check(p.main == 5 + 7 + 3 * 65536ull, "main is the sum of counts");
+	check(p.outside == 9, "outside samples");
+	check(strcmp(p.exe, "/bin/demo") == 0, "executable path");
+	check(strcmp(p.build_id, "ab01") == 0, "build-id in hex");
+	check(p.note == NULL, "no note");
+	profile_fini(&p);
+}
+
+/* ---------------------------------------------------------------- damage */
+
+static void
+bad_magic(struct image *im)
+{
+	im->buf[0] = 'X';
+}
+
+static void
+newer_min_version(struct image *im)
+{
+	hdr(im)->version = 3;
+	hdr(im)->min_version = 2;
+}
+
+static void
+version_zero(struct image *im)
+{
+	hdr(im)->version = 0;
+	hdr(im)->min_version = 0;
+}
+
+static void
+truncated(struct image *im)
+{
+	im->size -= 2;
+}
+
+static void
+shorter_than_header(struct image *im)
+{
+	im->size = 100;
+}
+
+static void
+file_size_mismatch(struct image *im)
+{
+	im->size += 8; /* the file is longer than the header says */
+}
+
+static void
+empty(struct image *im)
+{
+	im->size = 0;
+}
+
+static void
+small_header_size(struct image *im)
+{
+	hdr(im)->header_size = 64;
+}
+
+static void
+strings_out_of_range(struct image *im)
+{
+	hdr(im)->strings_off = FILE_SIZE - 4;
+}
+
+static void
+strings_inside_header(struct image *im)
+{
+	hdr(im)->strings_off = 16;
+}
+
+static void
+hist_out_of_range(struct image *im)
+{
+	hdr(im)->hist_off = FILE_SIZE - 2;
+}
+
+static void
+offset_overflow(struct image *im)
+{
+	hdr(im)->wraps_off = UINT64_MAX - 8;
+}
+
+static void
+wraps_overlap_hist(struct image *im)
+{
+	hdr(im)->wrap_slots = 1;
+	hdr(im)->wraps_off = HIST_OFF;
+}
+
+static void
+bucket_size_not_pow2(struct image *im)
+{
+	hdr(im)->bucket_size = 3;
+}
+
+static void
+bucket_size_zero(struct image *im)
+{
+	hdr(im)->bucket_size = 0;
+	hdr(im)->scale = 0;
+}
+
+static void
+scale_mismatch(struct image *im)
+{
+	hdr(im)->scale = 32768;
+}
+
+static void
+absurd_nbuckets(struct image *im)
+{
+	hdr(im)->nbuckets = 1ull << 40; /* a histogram of 2 TiB */
+	hdr(im)->text_end = TEXT_START + (2ull << 40);
+}
+
+static void
+nbuckets_zero(struct image *im)
+{
+	hdr(im)->nbuckets = 0;
+}
+
+static void
+text_range_mismatch(struct image *im)
+{
+	hdr(im)->text_end = TEXT_START + 4 * NBUCKETS;
+}
+
+static void
+text_range_reversed(struct image *im)
+{
+	hdr(im)->text_end = TEXT_START - 1;
+}
+
+static void
+unterminated_exe(struct image *im)
+{
+	memset(im->buf + STRINGS_OFF, 'a', STRINGS_SIZE);
+}
+
+static void
+exe_off_outside(struct image *im)
+{
+	hdr(im)->exe_off = STRINGS_OFF + STRINGS_SIZE;
+}
+
+static void
+exe_off_relative(struct image *im)
+{
+	hdr(im)->exe_off = 4; /* points into the header */
+}
+
+static void
+note_off_outside(struct image *im)
+{
+	hdr(im)->note_off = 0xffffffffu;
+}
+
+static void
+build_id_too_long(struct image *im)
+{
+	hdr(im)->build_id_len = PROFRUN_BUILD_ID_MAX + 1;
+}
+
+static void
+wrap_key_out_of_range(struct image *im)
+{
+	set_wrap(im, 1, NBUCKETS + 1, 1);
+}
+
+static void
+wrap_count_absurd(struct image *im)
+{
+	set_wrap(im, 1, 1, UINT64_MAX);
+}
+
+static void
+wrap_table_beyond_file(struct image *im)
+{
+	hdr(im)->wrap_slots = 0xffffffffu;
+}
+
+static const struct {
+	const char *name;
+	void (*damage)(struct image *im);
+} damages[] = {
+	{ "bad magic", bad_magic },
+	{ "newer min_version", newer_min_version },
+	{ "version 0", version_zero },
+	{ "truncated", truncated },
+	{ "shorter than a header", shorter_than_header },
+	{ "file_size mismatch", file_size_mismatch },
+	{ "empty", empty },
+	{ "header_size too small", small_header_size },
+	{ "string area out of range", strings_out_of_range },
+	{ "string area inside the header", strings_inside_header },
+	{ "histogram out of range", hist_out_of_range },
+	{ "offset overflows", offset_overflow },
+	{ "wrap table overlaps histogram", wraps_overlap_hist },
+	{ "bucket_size not a power of 2", bucket_size_not_pow2 },
+	{ "bucket_size 0", bucket_size_zero },
+	{ "scale does not match bucket_size", scale_mismatch },
+	{ "nbuckets claiming terabytes", absurd_nbuckets },
+	{ "no buckets", nbuckets_zero },
+	{ "text range does not match buckets", text_range_mismatch },
+	{ "text range reversed", text_range_reversed },
+	{ "unterminated exe string", unterminated_exe },
+	{ "exe_off outside the strings", exe_off_outside },
+	{ "exe_off outside the string area", exe_off_relative },
+	{ "note_off outside the strings", note_off_outside },
+	{ "build_id_len too long", build_id_too_long },
+	{ "wrap key beyond nbuckets", wrap_key_out_of_range },
+	{ "absurd wrap count", wrap_count_absurd },
+	{ "wrap table beyond the file", wrap_table_beyond_file },
+};
+
+static void
+test_damages(void)
+{
+	struct image im;
+	struct profile p;
+	char err[256], what[128];
+	size_t i;
+	int ret;
+
+	for (i = 0; i < sizeof(damages) / sizeof(damages[0]); i++) {
+		make_valid(&im);
+		damages[i].damage(&im);
+		err[0] = '\0';
+		ret = profile_parse(im.buf, im.size, &p, err, sizeof(err));
+		snprintf(what, sizeof(what), "refused: %s (%s)", damages[i].name,
+			 err);
+		check(ret == -1 && err[0] != '\0', what);
+		if (ret == 0)
+			profile_fini(&p);
+	}
+}
+
+/* ---------------------------------------------------------------- files */
+
+static char tmpdir[] = "/tmp/unit-reader-XXXXXX";
+
+static char *
+tmp_path(const char *name)
+{
+	char *s;
+
+	if (asprintf(&s, "%s/%s", tmpdir, name) < 0)
+		abort();
+	return s;
+}
+
+static void
+write_file(const char *name, const void *buf, size_t size)
+{
+	char *path = tmp_path(name);
+	FILE *f = fopen(path, "wb");
+
+	if (!f || fwrite(buf, 1, size, f) != size || fclose(f) != 0)
+		abort();
+	free(path);
+}
+
+static int
+read_named(const char *name, char *err, size_t errlen)
+{
+	struct profile p;
+	char *path = tmp_path(name);
+	int ret = profile_read(path, &p, err, errlen);
+
+	if (ret == 0)
+		profile_fini(&p);
+	free(path);
+	return ret;
+}
+
+static void
+test_files(void)
+{
+	struct image im;
+	char err[256];
+
+	make_valid(&im);
+	write_file("good.prof", im.buf, im.size);
+	check(read_named("good.prof", err, sizeof(err)) == 0,
+	      "valid file is read");
+	write_file("empty.prof", im.buf, 0);
+	check(read_named("empty.prof", err, sizeof(err)) == -1,
+	      "empty file refused");
+	/* a header claiming 4 GiB on a 608-byte file: refused unallocated */
+	hdr(&im)->file_size = 4ull << 30;
+	write_file("huge.prof", im.buf, FILE_SIZE);
+	check(read_named("huge.prof", err, sizeof(err)) == -1,
+	      "file claiming gigabytes refused");
+	check(read_named("missing.prof", err, sizeof(err)) == -1,
+	      "missing file refused");
+}
+
+static void
+test_runs(void)
+{
+	struct image im;
+	struct run run;
+	char *dir;
+
+	make_valid(&im);
+	if (mkdir(dir = tmp_path("run"), 0755))
+		abort();
+	write_file("run/10.prof", im.buf, im.size);
+	write_file("run/10-1.prof", im.buf, im.size);
+	write_file("run/11.prof", im.buf, 10);
+	write_file("run/notes.txt", "hello", 5);
+	check(run_load(dir, &run) == 0 && run.n == 2 && run.skipped == 1,
+	      "damaged member skipped, healthy ones kept");
+	check(run.n == 2 && run.members[1].seq == 1, "members sorted by sequence");
+	run_fini(&run);
+	free(dir);
+
+	if (mkdir(dir = tmp_path("bad"), 0755))
+		abort();
+	write_file("bad/12.prof", im.buf, 3);
+	check(run_load(dir, &run) == -1, "run without readable member refused");
+	free(dir);
+
+	if (mkdir(dir = tmp_path("none"), 0755))
+		abort();
+	check(run_load(dir, &run) == -1, "empty run directory refused");
+	free(dir);
+}
+
+int
+main(void)
+{
+	char cmd[64];
+
+	if (!mkdtemp(tmpdir))
+		return 99;
+	test_valid();
+	test_damages();
+	test_files();
+	test_runs();
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "# could not remove %s\n", tmpdir);
+	printf("%d failure%s\n", failures, failures == 1 ? "" : "s");
+	return failures ? 1 : 0;
+}
