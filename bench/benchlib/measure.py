@@ -1,0 +1,119 @@
+# SPDX-License-Identifier: MIT
+"""Run a command once and read its wall time, CPU time and peak RSS from
+wait4(); run two commands alternately (ABAB...) and summarise the ratios."""
+import os
+import statistics
+import subprocess
+import time
+from dataclasses import dataclass
+
+
+@dataclass
+class Run:
+    wall: float      # seconds
+    cpu: float       # user + system seconds, the process and its waited-for children
+    maxrss_kb: int   # ru_maxrss of the largest of them
+    status: int      # exit code, or -signal
+
+
+class CommandFailed(Exception):
+    pass
+
+
+def run_once(cmd, check=True):
+    """Run cmd (a Command) to completion; its output goes to /dev/null."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd.argv, env=cmd.environ(), cwd=cmd.cwd,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE if check else subprocess.DEVNULL)
+    err = proc.stderr.read() if check else b""
+    _, wstatus, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(wstatus)
+    if check and proc.returncode != 0:
+        raise CommandFailed(f"{cmd.label}: exit {proc.returncode}: "
+                            f"{err.decode(errors='replace').strip()[-300:]}")
+    return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss,
+               proc.returncode)
+
+
+@dataclass
+class Command:
+    label: str
+    argv: list
+    env: dict = None          # added to the environment
+    cwd: str = None
+    before: object = None     # callable run before each execution (cleanup)
+
+    def environ(self):
+        if not self.env:
+            return None
+        merged = dict(os.environ)
+        merged.update(self.env)
+        return merged
+
+
+def execute(cmd, check=True):
+    if cmd.before:
+        cmd.before()
+    return run_once(cmd, check)
+
+
+def alternate(a, b, pairs, warmup=1):
+    """Run A, B, A, B, ... for `pairs` pairs after `warmup` unmeasured pairs.
+    Returns ([Run of A], [Run of B])."""
+    for _ in range(warmup):
+        execute(a)
+        execute(b)
+    runs_a, runs_b = [], []
+    for _ in range(pairs):
+        runs_a.append(execute(a))
+        runs_b.append(execute(b))
+    return runs_a, runs_b
+
+
+@dataclass
+class Spread:
+    median: float
+    q1: float
+    q3: float
+    n: int
+
+    @property
+    def half_iqr(self):
+        return (self.q3 - self.q1) / 2
+
+
+def spread(values):
+    values = sorted(values)
+    if len(values) < 4:
+        return Spread(statistics.median(values), values[0], values[-1], len(values))
+    q1, _, q3 = statistics.quantiles(values, n=4, method="inclusive")
+    return Spread(statistics.median(values), q1, q3, len(values))
+
+
+def pair_ratios(runs_a, runs_b, field):
+    """Spread of B/A over pairs, each B against the A run just before it."""
+    return spread([getattr(b, field) / getattr(a, field)
+                   for a, b in zip(runs_a, runs_b)])
+
+
+def median_of(runs, field):
+    return statistics.median(getattr(r, field) for r in runs)
+
+
+def fmt_ratio(s):
+    """'1.003x ±0.4%': the median ratio and half the interquartile range."""
+    return f"{s.median:.3f}x ±{100 * s.half_iqr / s.median:.1f}%"
+
+
+def judge_at_most(s, limit):
+    """Verdict for the claim 'ratio <= limit' given the pairs' spread."""
+    noise = s.half_iqr / s.median
+    if s.median <= limit:
+        if noise > limit - 1 and s.median > 1 - noise:
+            return f"met (median), within noise ±{100 * noise:.1f}%"
+        return "met"
+    if abs(s.median - 1) <= noise and noise > limit - 1:
+        return f"not shown: within noise ±{100 * noise:.1f}%"
+    return "missed"
