@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The carry of profil()'s 16-bit counters: simulating profil's ++ followed
+ * by the shim's hook, count = hist + 65536 * wraps stays exact across wraps,
+ * samples outside the histogram are counted, and a full carry table is
+ * counted and flagged instead of silently losing wraps.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "collect.h"
+#include "unit-check.h"
+
+#define NB 8
+#define OFFSET 0x555555555000u
+
+static struct profrun_header hdr;
+static uint16_t hist[NB];
+static struct profrun_wrap tab[PROFRUN_WRAP_SLOTS];
+
+static struct collect
+make_collect(uint32_t slots)
+{
+	struct collect c = {
+		.hdr = &hdr, .hist = hist, .wraps = tab, .nbuckets = NB,
+		.wrap_slots = slots, .offset = OFFSET, .scale = 65536,
+	};
+
+	memset(&hdr, 0, sizeof(hdr));
+	memset(hist, 0, sizeof(hist));
+	memset(tab, 0, sizeof(tab));
+	return c;
+}
+
+/* What profil's handler and then ours do for one SIGPROF at PC. */
+static void
+sample(const struct collect *c, uintptr_t pc)
+{
+	size_t i = collect_bucket_index(pc, c->offset, c->scale);
+
+	if (i < c->nbuckets)
+		++c->hist[i];
+	collect_after_profil(c, pc);
+}
+
+static void
+count_is_exact_across_a_wrap(void)
+{
+	struct collect c = make_collect(PROFRUN_WRAP_SLOTS);
+	const uintptr_t pc = OFFSET + 2 * 5 + 1; /* bucket 5 */
+
+	for (int n = 0; n < 70000; n++)
+		sample(&c, pc);
+	CHECK_EQ(hist[5], 70000 - 65536);
+	CHECK_EQ(collect_exact_count(hist, tab, PROFRUN_WRAP_SLOTS, 5), 70000);
+	CHECK_EQ(hdr.samples_total, 70000);
+	CHECK_EQ(hdr.samples_outside, 0);
+	CHECK_EQ(hdr.wraps_lost, 0);
+	CHECK_EQ(hdr.flags, 0);
+	for (int b = 0; b < NB; b++)
+		if (b != 5)
+			CHECK_EQ(collect_exact_count(hist, tab, PROFRUN_WRAP_SLOTS, b), 0);
+}
+
+static void
+three_wraps_and_neighbours(void)
+{
+	struct collect c = make_collect(PROFRUN_WRAP_SLOTS);
+	uint64_t want = 3 * 65536 + 17;
+
+	for (uint64_t n = 0; n < want; n++) {
+		sample(&c, OFFSET);	       /* bucket 0 */
+		if (n % 1000 == 0)
+			sample(&c, OFFSET + 14); /* bucket 7 */
+	}
+	CHECK_EQ(collect_exact_count(hist, tab, PROFRUN_WRAP_SLOTS, 0), want);
+	CHECK_EQ(collect_exact_count(hist, tab, PROFRUN_WRAP_SLOTS, 7),
+		 (want + 999) / 1000);
+	CHECK_EQ(hdr.samples_total, want + (want + 999) / 1000);
+}
+
+static void
+outside_samples_are_counted(void)
+{
+	struct collect c = make_collect(PROFRUN_WRAP_SLOTS);
+
+	sample(&c, OFFSET - 1);	     /* below the text */
+	sample(&c, OFFSET + 2 * NB); /* just past the last bucket */
+	sample(&c, 0x7fff00000000);  /* a shared library */
+	sample(&c, OFFSET + 2 * NB - 1);
+	CHECK_EQ(hdr.samples_total, 4);
+	CHECK_EQ(hdr.samples_outside, 3);
+	CHECK_EQ(hist[NB - 1], 1);
+	for (uint32_t s = 0; s < PROFRUN_WRAP_SLOTS; s++)
+		CHECK_EQ(tab[s].key, 0);
+}
+
+/* A table of 4 slots takes 4 buckets' wraps; the 5th is lost and flagged,
+ * while wraps of buckets already in the table still count. */
+static void
+full_table_counts_lost_wraps(void)
+{
+	struct collect c = make_collect(4);
+
+	for (int b = 0; b < 5; b++) {
+		hist[b] = 65535;
+		sample(&c, OFFSET + 2 * (uintptr_t)b);
+	}
+	CHECK_EQ(hdr.wraps_lost, 1);
+	CHECK(hdr.flags & PROFRUN_F_WRAP_OVERFLOW);
+	for (int b = 0; b < 4; b++)
+		CHECK_EQ(collect_exact_count(hist, tab, 4, b), 65536);
+	CHECK_EQ(collect_exact_count(hist, tab, 4, 4), 0); /* the lost one */
+	hist[2] = 65535;
+	sample(&c, OFFSET + 4);
+	CHECK_EQ(collect_exact_count(hist, tab, 4, 2), 2 * 65536);
+	CHECK_EQ(hdr.wraps_lost, 1);
+	CHECK_EQ(collect_wrap_record(tab, 4, 6), -1);
+}
+
+#define THREADS 4
+#define PER_THREAD 20000
+
+static void *
+hammer(void *arg)
+{
+	uintptr_t seed = (uintptr_t)arg;
+
+	for (int n = 0; n < PER_THREAD; n++)
+		collect_wrap_record(tab, 64, (seed + (uintptr_t)n) % 48);
+	return NULL;
+}
+
+/* Concurrent recorders (signals on several threads) lose nothing. */
+static void
+concurrent_records_all_land(void)
+{
+	pthread_t t[THREADS];
+	uint64_t sum = 0, keys = 0;
+
+	make_collect(64);
+	for (uintptr_t i = 0; i < THREADS; i++)
+		pthread_create(&t[i], NULL, hammer, (void *)(i * 7));
+	for (int i = 0; i < THREADS; i++)
+		pthread_join(t[i], NULL);
+	for (int s = 0; s < 64; s++) {
+		sum += tab[s].wraps;
+		keys += tab[s].key != 0;
+		for (int o = s + 1; o < 64; o++)
+			CHECK(tab[s].key == 0 || tab[s].key != tab[o].key);
+	}
+	CHECK_EQ(sum, THREADS * PER_THREAD);
+	CHECK_EQ(keys, 48);
+}
+
+int
+main(void)
+{
+	count_is_exact_across_a_wrap();
+	three_wraps_and_neighbours();
+	outside_samples_are_counted();
+	full_table_counts_lost_wraps();
+	concurrent_records_all_land();
+	CHECK_DONE();
+}

@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The member file writer: for fixed inputs the initialized file is
+ * byte-for-byte the documented layout; a run directory that is a symlink is
+ * refused with its target untouched; an existing member (or a symlink in
+ * its place) is never overwritten; no descriptor stays open.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "shim.h"
+#include "unit-check.h"
+
+static void
+put(uint8_t *p, size_t off, uint64_t v, int bytes)
+{
+	for (int i = 0; i < bytes; i++)
+		p[off + i] = (uint8_t)(v >> (8 * i));
+}
+
+static const char exe[] = "/usr/bin/example"; /* 16 bytes */
+
+static void
+fixed_inputs(struct target *t, struct proc_info *p)
+{
+	memset(t, 0, sizeof(*t));
+	t->load_bias = 0x555555554000u;
+	t->text_start = 0x1000;
+	t->text_end = 0x1400;
+	t->nbuckets = 512;
+	t->bucket_size = 2;
+	t->scale = 65536;
+	t->build_id_len = 20;
+	for (int i = 0; i < 20; i++)
+		t->build_id[i] = (uint8_t)(0xa0 + i);
+	strcpy(t->exe, exe);
+	*p = (struct proc_info){ 1234, 1, 1700000000123456789, 5000, 100 };
+}
+
+/* The expected image, field by field at the offsets format.h implies. */
+static void
+expected_image(uint8_t *e)
+{
+	memcpy(e, "PROFRUN\0", 8);
+	put(e, 8, 1, 2);	   /* version */
+	put(e, 10, 1, 2);	   /* min_version */
+	put(e, 12, 512, 4);	   /* header_size */
+	put(e, 16, 67392, 8);	   /* file_size */
+	put(e, 24, 512, 8);	   /* strings_off */
+	put(e, 32, 280, 4);	   /* strings_size: 17 + 256, 8-aligned */
+	put(e, 36, 4096, 4);	   /* wrap_slots */
+	put(e, 40, 832, 8);	   /* wraps_off: 64-aligned */
+	put(e, 48, 832 + 65536, 8); /* hist_off */
+	put(e, 56, 512, 8);	   /* nbuckets */
+	put(e, 64, 0x1000, 8);
+	put(e, 72, 0x1400, 8);
+	put(e, 80, 0x555555554000u, 8);
+	put(e, 88, 2, 4);
+	put(e, 92, 65536, 4);
+	put(e, 96, 1234, 4);
+	put(e, 100, 1, 4);
+	put(e, 104, 512, 4);	   /* exe_off: a file offset */
+	put(e, 108, 0, 4);	   /* note_off: none yet */
+	put(e, 112, 20, 4);
+	for (int i = 0; i < 20; i++)
+		e[120 + i] = (uint8_t)(0xa0 + i);
+	put(e, 184, 100, 4);	   /* rate_requested */
+	put(e, 192, 1700000000123456789, 8);
+	put(e, 224, 5000, 8);	   /* cpu_start_ns */
+	put(e, 264, 0, 4);	   /* state RUNNING */
+	put(e, 272, 0xffffffff, 4); /* exit_code -1 */
+	memcpy(e + 512, exe, sizeof(exe));
+}
+
+static void
+layout_and_header_are_byte_exact(void)
+{
+	static uint8_t img[67392], want[67392];
+	struct target t;
+	struct proc_info p;
+	struct layout l;
+
+	fixed_inputs(&t, &p);
+	writer_layout(&l, strlen(exe), t.nbuckets);
+	CHECK_EQ(l.strings_off, 512);
+	CHECK_EQ(l.exe_off, 512);
+	CHECK_EQ(l.note_area, 529);
+	CHECK_EQ(l.file_size, sizeof(img));
+	writer_init(img, &l, &t, &p);
+	expected_image(want);
+	for (size_t i = 0; i < sizeof(img); i++)
+		if (img[i] != want[i]) {
+			fprintf(stderr, "first difference at byte %zu\n", i);
+			CHECK(img[i] == want[i]);
+			break;
+		}
+	/* a note lands in the reserved room, once, truncated to fit */
+	char longnote[400];
+	memset(longnote, 'x', sizeof(longnote) - 1);
+	longnote[sizeof(longnote) - 1] = '\0';
+	writer_set_note((struct profrun_header *)img, l.note_area, longnote);
+	put(want, 108, 529, 4);
+	memset(want + 529, 'x', SHIM_NOTE_MAX - 1);
+	CHECK(memcmp(img, want, sizeof(img)) == 0);
+	writer_set_note((struct profrun_header *)img, l.note_area, "second");
+	CHECK(memcmp(img, want, sizeof(img)) == 0);
+	CHECK(529 + SHIM_NOTE_MAX <= 512 + 280);
+}
+
+static int
+count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1;
+}
+
+static char base[] = "/tmp/profrun-unit-writer-XXXXXX";
+
+static void
+run_directory_is_created_and_symlink_refused(void)
+{
+	char dir[PATH_MAX], link[PATH_MAX], target[PATH_MAX];
+	struct stat st;
+	DIR *d;
+	int fd, entries = 0;
+
+	snprintf(dir, sizeof(dir), "%s/run", base);
+	fd = writer_open_dir(dir);
+	CHECK(fd >= 0);
+	close(fd);
+	CHECK(lstat(dir, &st) == 0 && S_ISDIR(st.st_mode));
+	CHECK((st.st_mode & 07777) == 0755);
+	fd = writer_open_dir(dir); /* an existing directory is fine */
+	CHECK(fd >= 0);
+	close(fd);
+
+	snprintf(target, sizeof(target), "%s/elsewhere", base);
+	snprintf(link, sizeof(link), "%s/linked", base);
+	CHECK(mkdir(target, 0700) == 0);
+	CHECK(symlink(target, link) == 0);
+	fd = writer_open_dir(link);
+	CHECK(fd == -ELOOP || fd == -ENOTDIR);
+	if (fd >= 0)
+		close(fd);
+	CHECK(lstat(target, &st) == 0 && (st.st_mode & 07777) == 0700);
+	d = opendir(target);
+	for (struct dirent *e; d && (e = readdir(d)) != NULL;)
+		entries += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	CHECK_EQ(entries, 0);
+}
+
+static void
+members_never_overwrite(void)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 32], name[64];
+	const char victim_text[] = "precious";
+	char buf[16] = { 0 };
+	void *a, *b;
+	struct stat st;
+	int dfd, fd, fds_before;
+
+	snprintf(dir, sizeof(dir), "%s/run", base);
+	dfd = writer_open_dir(dir);
+	CHECK(dfd >= 0);
+	fds_before = count_fds();
+	CHECK_EQ(writer_create_member(dfd, 4242, 4096, &a, name), 0);
+	CHECK(strcmp(name, "4242.prof") == 0);
+	CHECK_EQ(count_fds(), fds_before);
+	memcpy(a, "first", 6);
+	CHECK_EQ(writer_create_member(dfd, 4242, 8192, &b, name), 0);
+	CHECK(strcmp(name, "4242-1.prof") == 0);
+	CHECK(memcmp(a, "first", 6) == 0);
+	snprintf(path, sizeof(path), "%s/4242.prof", dir);
+	CHECK(stat(path, &st) == 0 && st.st_size == 4096);
+	CHECK((st.st_mode & 07777) == 0644);
+
+	/* a symlink planted at the next name is skipped, its target intact */
+	snprintf(path, sizeof(path), "%s/victim", base);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	CHECK(fd >= 0 && write(fd, victim_text, sizeof(victim_text)) > 0);
+	close(fd);
+	CHECK(symlinkat(path, dfd, "4243.prof") == 0);
+	CHECK(symlinkat("/tmp/profrun-unit-dangling", dfd, "4243-1.prof") == 0);
+	CHECK_EQ(writer_create_member(dfd, 4243, 4096, &b, name), 0);
+	CHECK(strcmp(name, "4243-2.prof") == 0);
+	fd = open(path, O_RDONLY);
+	CHECK(fd >= 0 && read(fd, buf, sizeof(buf)) == sizeof(victim_text));
+	close(fd);
+	CHECK(strcmp(buf, victim_text) == 0);
+	CHECK(stat(path, &st) == 0 && st.st_size == sizeof(victim_text));
+	CHECK(access("/tmp/profrun-unit-dangling", F_OK) < 0);
+	close(dfd);
+}
+
+static void
+relative_paths_become_absolute(void)
+{
+	char out[PATH_MAX], cwd[PATH_MAX];
+
+	CHECK(getcwd(cwd, sizeof(cwd)) != NULL);
+	CHECK_EQ(writer_absolute("runs/a", out, sizeof(out)), 0);
+	CHECK(strncmp(out, cwd, strlen(cwd)) == 0);
+	CHECK(strcmp(out + strlen(cwd), "/runs/a") == 0 ||
+	      (strcmp(cwd, "/") == 0 && strcmp(out, "/runs/a") == 0));
+	CHECK_EQ(writer_absolute("/abs", out, sizeof(out)), 0);
+	CHECK(strcmp(out, "/abs") == 0);
+	CHECK_EQ(writer_absolute("", out, sizeof(out)), (uint64_t)-EINVAL);
+}
+
+int
+main(void)
+{
+	char cmd[PATH_MAX + 16];
+
+	layout_and_header_are_byte_exact();
+	relative_paths_become_absolute();
+	if (mkdtemp(base) == NULL)
+		return 77;
+	umask(022);
+	run_directory_is_created_and_symlink_refused();
+	members_never_overwrite();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", base);
+	CHECK_DONE();
+}
