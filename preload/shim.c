@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "shim.h"
@@ -223,10 +224,13 @@ profile_open(pid_t pid, pid_t ppid)
 
 	dfd = writer_open_dir(g.dir);
 	if (dfd < 0) {
-		warn_err(dfd == -ELOOP || dfd == -ENOTDIR
-				 ? "run directory is not a real directory"
-				 : "cannot open run directory",
-			 g.dir, -dfd);
+		struct stat st;
+
+		if (lstat(g.dir, &st) == 0 && S_ISLNK(st.st_mode))
+			warn_err("refusing a run directory that is a symbolic link",
+				 g.dir, -dfd);
+		else
+			warn_err("cannot open run directory", g.dir, -dfd);
 		return dfd;
 	}
 	writer_layout(&g.layout, strlen(g.tgt.exe), g.tgt.nbuckets);
@@ -288,6 +292,7 @@ on_fork_child(void)
 	uint64_t old_size = g.layout.file_size;
 	enum shim_state was = g.state;
 
+	timer_fork_child();
 	g.state = SHIM_OFF;
 	if (was != SHIM_ON || !fork_from_owner)
 		return;

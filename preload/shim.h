@@ -183,6 +183,10 @@ int timer_start(const struct collect *c, uint32_t freq);
  * Async-signal-safe. */
 void timer_stop(void);
 
+/* In a fork child, before anything else: forget the parent's other
+ * threads.  Async-signal-safe. */
+void timer_fork_child(void);
+
 /* True while our handler is SIGPROF's action.  Async-signal-safe. */
 bool timer_handler_installed(void);
 

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/time.h>
@@ -22,6 +23,9 @@ static struct sigaction profil_act;   /* profil()'s own handler */
 static struct sigaction program_act;  /* what the program believes it has */
 static bool have_program_act;
 static bool running;
+static int inflight;		      /* handlers running right now */
+
+#define DRAIN_SPINS 100000 /* bound on waiting for in-flight handlers */
 
 /* Interrupted PC from the ucontext.  Async-signal-safe. */
 static inline uintptr_t
@@ -47,6 +51,7 @@ on_sigprof(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
 
+	__atomic_add_fetch(&inflight, 1, __ATOMIC_ACQUIRE);
 	if (profil_act.sa_flags & SA_SIGINFO)
 		profil_act.sa_sigaction(sig, si, uc);
 	else if (profil_act.sa_handler != SIG_DFL &&
@@ -54,6 +59,7 @@ on_sigprof(int sig, siginfo_t *si, void *uc)
 		profil_act.sa_handler(sig);
 	if (active.hdr != NULL)
 		collect_after_profil(&active, ucontext_pc(uc));
+	__atomic_sub_fetch(&inflight, 1, __ATOMIC_RELEASE);
 	errno = saved;
 }
 
@@ -162,6 +168,12 @@ timer_stop(void)
 	ign.sa_handler = SIG_IGN;
 	REAL(setitimer)(ITIMER_PROF, &zero, NULL);
 	REAL(sigaction)(SIGPROF, &ign, NULL); /* drops a pending SIGPROF */
+	/* profil(NULL) clears the buffer pointer its handler increments
+	 * through: let handlers already running on other threads finish. */
+	for (int n = 0; n < DRAIN_SPINS &&
+			__atomic_load_n(&inflight, __ATOMIC_ACQUIRE) != 0;
+	     n++)
+		sched_yield();
 	REAL(profil)(NULL, 0, 0, 0);
 	REAL(sigaction)(SIGPROF, &program_act, NULL);
 	running = false;
@@ -191,4 +203,13 @@ void
 timer_set_program_action(const struct sigaction *sa)
 {
 	program_act = *sa;
+}
+
+/* Async-signal-safe. */
+void
+timer_fork_child(void)
+{
+	/* handlers that were running on the parent's other threads do not
+	 * exist here */
+	__atomic_store_n(&inflight, 0, __ATOMIC_RELAXED);
 }
