@@ -166,6 +166,7 @@ compute_totals(struct report *r)
 		r->outside += p->outside;
 		r->complete = r->complete && profile_complete(p);
 		r->idle += p->main + p->outside == 0;
+		r->clipped = r->clipped || (p->hdr.flags & PROFRUN_F_RATE_CLIPPED);
 	}
 	r->total = r->main + r->outside;
 	compute_rate(r);
@@ -230,8 +231,6 @@ static const struct {
 } flag_texts[] = {
 	{ PROFRUN_F_WRAP_OVERFLOW,
 	  "wrap table overflowed: the hottest counts are too low" },
-	{ PROFRUN_F_RATE_CLIPPED,
-	  "requested rate above what the kernel delivers" },
 	{ PROFRUN_F_RIVAL_SIGNAL,
 	  "the program installed its own SIGPROF handler" },
 	{ PROFRUN_F_RIVAL_TIMER, "the program re-armed ITIMER_PROF" },

@@ -18,7 +18,7 @@ static const char report_usage[] =
 	"\n"
 	"Options:\n"
 	"  --format text|json  output format (default: text)\n"
-	"  --top N             show only the N hottest functions (0: all)\n"
+	"  --top N             show only the N hottest functions\n"
 	"  --by-process        one section per process instead of merging\n"
 	"  --pid N             only the process N\n"
 	"  --force             report even if the binary's build-id changed\n"
@@ -34,6 +34,9 @@ enum {
 	OPT_BY_PROCESS,
 	OPT_PID,
 };
+
+/* The argument getopt_long looked at last, for messages. */
+static const char *last_arg = "?";
 
 static const struct option report_options[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
@@ -68,6 +71,18 @@ usage_error(const char *what, const char *arg)
 	return EXIT_USAGE;
 }
 
+/* The option getopt_long just rejected. */
+static const char *
+bad_option(void)
+{
+	static char buf[3];
+
+	if (optopt == 0 || optopt >= 256)
+		return optind > 0 ? last_arg : "?";
+	snprintf(buf, sizeof(buf), "-%c", optopt);
+	return buf;
+}
+
 /* Returns -1 to go on, or the exit status. */
 static int
 parse_option(int c, struct report_opts *opts)
@@ -81,9 +96,9 @@ parse_option(int c, struct report_opts *opts)
 		opts->format = optarg;
 		return -1;
 	case OPT_TOP:
-		v = parse_number(optarg, 0, INT_MAX);
+		v = parse_number(optarg, 1, INT_MAX);
 		if (v < 0)
-			return usage_error("--top needs a number >= 0, not", optarg);
+			return usage_error("--top needs a number >= 1, not", optarg);
 		opts->top = (int)v;
 		return -1;
 	case OPT_FORCE:
@@ -101,9 +116,10 @@ parse_option(int c, struct report_opts *opts)
 	case 'h':
 		fputs(report_usage, stdout);
 		return EXIT_OK;
+	case ':':
+		return usage_error("missing value for", bad_option());
 	default:
-		fputs("Try 'profrun report --help'.\n", stderr);
-		return EXIT_USAGE;
+		return usage_error("unknown option", bad_option());
 	}
 }
 
@@ -114,7 +130,9 @@ cmd_report(int argc, char **argv)
 	int c, ret;
 
 	optind = 0; /* full reset: main may have used getopt already */
-	while ((c = getopt_long(argc, argv, "h", report_options, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", report_options, NULL)) != -1) {
+		last_arg = argv[optind - 1];
 		ret = parse_option(c, &opts);
 		if (ret >= 0)
 			return ret;

@@ -53,7 +53,9 @@ check_ident(const uint8_t *buf, uint64_t size, struct profrun_header *h,
 	if (h->min_version > PROFRUN_VERSION)
 		return fail(err, errlen,
 			    "written by a newer profrun (format %u, this reads %u)",
-			    h->version, PROFRUN_VERSION);
+			    h->version > h->min_version ? h->version
+							: h->min_version,
+			    PROFRUN_VERSION);
 	if (h->version == 0 || h->min_version == 0 ||
 	    h->min_version > h->version)
 		return fail(err, errlen, "bad format version %u (minimum %u)",
@@ -449,7 +451,7 @@ profile_state_text(const struct profile *p)
 	case PROFRUN_STATE_EXECED:
 		return "exec'd";
 	case PROFRUN_STATE_RUNNING:
-		return "cut short: never finished (killed or crashed)";
+		return "cut short: never finished (killed, crashed or _exit)";
 	default:
 		return "cut short: unknown end state";
 	}

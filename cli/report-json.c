@@ -45,15 +45,37 @@ json_function(const struct func *f, uint64_t total)
 	return o;
 }
 
+/* The functions, at most opts->top of them (0: all). */
 static json_object *
-json_functions(const struct func_list *l, uint64_t total)
+json_functions(const struct func_list *l, uint64_t total, int top)
 {
 	json_object *a = json_object_new_array();
-	size_t i;
+	size_t i, n = l->n;
 
-	for (i = 0; i < l->n; i++)
+	if (top > 0 && (size_t)top < n)
+		n = (size_t)top;
+	for (i = 0; i < n; i++)
 		json_object_array_add(a, json_function(&l->v[i], total));
 	return a;
+}
+
+/* With --top: what the list leaves out, so nothing goes unaccounted. */
+static json_object *
+json_omitted(const struct func_list *l, int top)
+{
+	json_object *o;
+	uint64_t samples = 0;
+	size_t i;
+
+	if (top <= 0 || (size_t)top >= l->n)
+		return NULL;
+	for (i = (size_t)top; i < l->n; i++)
+		samples += l->v[i].samples;
+	o = json_object_new_object();
+	json_object_object_add(o, "functions",
+			       json_object_new_uint64(l->n - (size_t)top));
+	json_object_object_add(o, "samples", json_object_new_uint64(samples));
+	return o;
 }
 
 static json_object *
@@ -78,7 +100,8 @@ json_process(const struct report *r, const struct proc *pr)
 	if (r->opts->by_process)
 		json_object_object_add(o, "functions",
 				       json_functions(&pr->funcs,
-						      p->main + p->outside));
+						      p->main + p->outside,
+						      r->opts->top));
 	return o;
 }
 
@@ -106,7 +129,10 @@ json_report(const struct report *r)
 		json_object_array_add(procs, json_process(r, &r->procs[i]));
 	json_object_object_add(o, "processes", procs);
 	json_object_object_add(o, "functions",
-			       json_functions(&r->funcs, r->total));
+			       json_functions(&r->funcs, r->total, r->opts->top));
+	if (r->opts->top > 0 && (size_t)r->opts->top < r->funcs.n)
+		json_object_object_add(o, "omitted",
+				       json_omitted(&r->funcs, r->opts->top));
 	return o;
 }
 

@@ -103,36 +103,45 @@ print_samples(FILE *out, const struct report *r)
 }
 
 static void
+print_rate_line(FILE *out, const struct report *r)
+{
+	const char *clip = r->clipped ? ", above what the kernel delivers" : "";
+
+	if (!r->rate_measured) {
+		fprintf(out, "rate: CPU time unknown (cut short); seconds assume "
+			"the armed %.1f Hz (requested %.0f Hz%s)\n",
+			r->armed_hz, r->requested_hz, clip);
+		return;
+	}
+	fprintf(out, "rate: %.1f Hz effective (requested %.0f Hz%s), ",
+		r->rate_hz, r->requested_hz, clip);
+	if (r->cut_short == 0)
+		fprintf(out, "CPU time %.2f s\n", r->cpu_seconds);
+	else
+		fprintf(out, "CPU time %.2f s in the %zu processes that finished "
+			"(unknown for %zu cut short)\n", r->cpu_known,
+			r->nprocs - r->cut_short, r->cut_short);
+}
+
+/* Rate line, then one line for each significant shortfall. */
+static void
 print_rate(FILE *out, const struct report *r)
 {
-	double expected;
+	double expected, got;
 
-	if (r->rate_measured && r->cut_short == 0)
-		fprintf(out, "rate: %.1f Hz effective (requested %.0f Hz), "
-			"CPU time %.2f s\n", r->rate_hz, r->requested_hz,
-			r->cpu_seconds);
-	else if (r->rate_measured)
-		fprintf(out, "rate: %.1f Hz effective (requested %.0f Hz), "
-			"CPU time %.2f s in the %zu processes that finished "
-			"(unknown for %zu cut short)\n", r->rate_hz,
-			r->requested_hz, r->cpu_known, r->nprocs - r->cut_short,
-			r->cut_short);
-	else
-		fprintf(out, "rate: CPU time unknown (cut short); seconds assume "
-			"the armed %.1f Hz (requested %.0f Hz)\n",
-			r->armed_hz, r->requested_hz);
+	print_rate_line(out, r);
 	if (r->armed_hz > 0 && r->armed_hz < r->requested_hz * 0.9)
 		fprintf(out, "  the kernel armed the timer at %.1f Hz, below "
 			"the requested %.0f Hz\n", r->armed_hz, r->requested_hz);
-	if (!r->rate_measured || r->cpu_known < RATE_MIN_CPU)
+	if (!r->rate_measured || r->clipped || r->cpu_known < RATE_MIN_CPU)
 		return;
 	expected = r->cpu_known * r->armed_hz;
-	if (r->rate_hz * r->cpu_known < expected * RATE_SHORTFALL)
+	got = r->rate_hz * r->cpu_known;
+	if (got < expected * RATE_SHORTFALL)
 		fprintf(out, "  only %.0f%% of the %.0f samples expected from "
-			"CPU time x %.0f Hz: the kernel's timer tick caps the "
-			"rate, or signals of concurrent threads coalesce\n",
-			100.0 * r->rate_hz * r->cpu_known / expected, expected,
-			r->armed_hz);
+			"CPU time x %.0f Hz: signals of concurrent threads "
+			"coalesce, or the kernel's timer tick caps the rate\n",
+			100.0 * got / expected, expected, r->armed_hz);
 }
 
 /* ---------------------------------------------------------------- table */
@@ -217,6 +226,10 @@ print_process(FILE *out, const struct report *r, const struct proc *pr)
 	fprintf(out, "\n");
 	print_process_line(out, p, "== ");
 	report_problems(p, print_problem, &c);
+	if (p->main + p->outside == 0) {
+		fprintf(out, "samples: none\n");
+		return;
+	}
 	fprintf(out, "samples: %" PRIu64 " in %s, %" PRIu64 " outside\n",
 		p->main, module_display(p->exe), p->outside);
 	print_functions(out, r, &pr->funcs, p->main, p->outside);

@@ -30,6 +30,7 @@ struct report {
 	bool rate_measured;	       /* rate_hz comes from CPU time */
 	double requested_hz;
 	double armed_hz;
+	bool clipped;	/* requested rate above what the kernel delivers */
 	bool complete;	/* every process ended cleanly */
 	size_t idle;	/* processes without a single sample */
 	size_t nmodules; /* executables with samples */
@@ -47,7 +48,8 @@ double report_seconds(const struct report *r, uint64_t samples);
 /* Percent of all samples (inside and outside the executables). */
 double report_percent(const struct report *r, uint64_t samples);
 
-/* One-line descriptions of what went wrong in P (flags, note); calls FN
+/* One-line descriptions of what went wrong in P (state, flags other than
+ * the rate, note); calls FN
  * once per line. */
 void report_problems(const struct profile *p,
 		     void (*fn)(void *ctx, const char *line), void *ctx);

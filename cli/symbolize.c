@@ -229,6 +229,51 @@ sym_lookup(const struct module *m, uint64_t addr, long *gap)
 	return NULL;
 }
 
+/* Remove "." and "dir/.." components of absolute PATH, in place. */
+static void
+normalize_path(char *path)
+{
+	char *out = path, *in = path, *seg;
+	size_t len;
+
+	while (*in) {
+		while (*in == '/')
+			in++;
+		seg = in;
+		while (*in && *in != '/')
+			in++;
+		len = (size_t)(in - seg);
+		if (len == 0 || (len == 1 && seg[0] == '.'))
+			continue;
+		if (len == 2 && seg[0] == '.' && seg[1] == '.') {
+			while (out > path && *--out != '/')
+				;
+			continue;
+		}
+		*out++ = '/';
+		memmove(out, seg, len);
+		out += len;
+	}
+	if (out == path)
+		*out++ = '/';
+	*out = '\0';
+}
+
+/* FILE made absolute with the compilation directory of LINE. */
+static char *
+absolute_source(Dwfl_Line *line, const char *file)
+{
+	const char *dir = file[0] == '/' ? NULL : dwfl_line_comp_dir(line);
+	char *s;
+
+	if (!dir || dir[0] != '/')
+		return strdup(file);
+	if (asprintf(&s, "%s/%s", dir, file) < 0)
+		return NULL;
+	normalize_path(s);
+	return s;
+}
+
 /* File and line of the function's entry, from the line table. */
 static void
 sym_source(struct module *m, struct sym *y)
@@ -246,7 +291,7 @@ sym_source(struct module *m, struct sym *y)
 	file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
 	if (!file)
 		return;
-	y->file = strdup(file);
+	y->file = absolute_source(line, file);
 	y->line = y->file ? lineno : 0;
 }
 
@@ -507,6 +552,8 @@ symbolize(struct symbolizer *sz, const struct profile *p,
 	long gap = -1;
 	size_t i;
 
+	if (n == 0)
+		return 0; /* no binary needed, and no warnings about it */
 	w.m = module_get(sz, p);
 	if (!w.m) {
 		cli_error("%s: out of memory", p->exe);
