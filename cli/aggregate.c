@@ -182,20 +182,22 @@ report_build(struct report *r, const struct run *run,
 	memset(r, 0, sizeof(*r));
 	r->run = run;
 	r->opts = opts;
-	if (select_procs(r))
-		return -1;
-	compute_totals(r);
-	sz = symbolizer_new(opts->force);
-	if (!sz) {
-		cli_error("%s: out of memory", run->path);
+	if (select_procs(r)) {
+		report_fini(r);
 		return -1;
 	}
-	ret = symbolize_merged(r, sz);
+	compute_totals(r);
+	sz = symbolizer_new(opts->force);
+	ret = sz ? symbolize_merged(r, sz) : -1;
+	if (!sz)
+		cli_error("%s: out of memory", run->path);
 	if (ret == 0 && opts->by_process)
 		ret = symbolize_each(r, sz);
 	symbolizer_free(sz);
-	if (ret)
+	if (ret) {
+		report_fini(r);
 		return -1;
+	}
 	func_list_finish(&r->funcs);
 	r->nmodules = func_list_modules(&r->funcs);
 	return 0;
@@ -239,13 +241,13 @@ static const struct {
 };
 
 void
-report_problems(const struct profile *p,
+report_problems(const struct profile *p, bool with_state,
 		void (*fn)(void *ctx, const char *line), void *ctx)
 {
 	char buf[512];
 	size_t i;
 
-	if (!profile_complete(p))
+	if (with_state && !profile_complete(p))
 		fn(ctx, profile_state_text(p));
 	for (i = 0; i < sizeof(flag_texts) / sizeof(flag_texts[0]); i++) {
 		if (p->hdr.flags & flag_texts[i].flag)

@@ -30,8 +30,7 @@ static void
 print_process_line(FILE *out, const struct profile *p, const char *lead)
 {
 	fprintf(out, "%s%s (pid %d, %s", lead, p->exe[0] ? p->exe : "?",
-		p->hdr.pid, profile_complete(p) ? profile_state_text(p)
-						: "cut short");
+		p->hdr.pid, profile_state_text(p));
 	if (p->hdr.state == PROFRUN_STATE_EXITED && p->hdr.exit_code >= 0)
 		fprintf(out, ", exit %d", p->hdr.exit_code);
 	fprintf(out, ")\n");
@@ -64,7 +63,7 @@ print_identity(FILE *out, const struct report *r)
 
 	if (r->nprocs == 1) {
 		print_process_line(out, r->procs[0].p, "profrun: ");
-		report_problems(r->procs[0].p, print_problem, &c);
+		report_problems(r->procs[0].p, false, print_problem, &c);
 		return;
 	}
 	print_run_line(out, r);
@@ -72,7 +71,7 @@ print_identity(FILE *out, const struct report *r)
 		snprintf(prefix, sizeof(prefix), "  pid %d: ",
 			 r->procs[i].p->hdr.pid);
 		c.prefix = prefix;
-		report_problems(r->procs[i].p, print_problem, &c);
+		report_problems(r->procs[i].p, true, print_problem, &c);
 	}
 }
 
@@ -225,7 +224,7 @@ print_process(FILE *out, const struct report *r, const struct proc *pr)
 
 	fprintf(out, "\n");
 	print_process_line(out, p, "== ");
-	report_problems(p, print_problem, &c);
+	report_problems(p, false, print_problem, &c);
 	if (p->main + p->outside == 0) {
 		fprintf(out, "samples: none\n");
 		return;

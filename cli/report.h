@@ -48,10 +48,10 @@ double report_seconds(const struct report *r, uint64_t samples);
 /* Percent of all samples (inside and outside the executables). */
 double report_percent(const struct report *r, uint64_t samples);
 
-/* One-line descriptions of what went wrong in P (state, flags other than
- * the rate, note); calls FN
+/* One-line descriptions of what went wrong in P (its state if WITH_STATE,
+ * flags other than the rate, note); calls FN
  * once per line. */
-void report_problems(const struct profile *p,
+void report_problems(const struct profile *p, bool with_state,
 		     void (*fn)(void *ctx, const char *line), void *ctx);
 
 int report_text(const struct report *r, FILE *out);
