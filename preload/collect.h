@@ -99,11 +99,24 @@ collect_exact_count(const uint16_t *hist, const struct profrun_wrap *tab,
 	return n;
 }
 
+/* The counter profil() is about to increment for PC (0 when outside),
+ * read before its handler runs.  Async-signal-safe. */
+static inline uint16_t
+collect_before_profil(const struct collect *c, uintptr_t pc)
+{
+	size_t i = collect_bucket_index(pc, c->offset, c->scale);
+
+	return i < c->nbuckets ? *(volatile uint16_t *)&c->hist[i] : 0;
+}
+
 /* Account for one sample at PC after profil()'s handler has done its
- * ++hist[i]: count it, count it as outside when profil dropped it, and carry
- * a wrap to 0 into the wrap table.  Async-signal-safe. */
+ * ++hist[i] (BEFORE is the value collect_before_profil() read): count it,
+ * count it as outside when profil dropped it, and carry a wrap to 0 into
+ * the wrap table.  A counter that reads 0 both before and after was not
+ * incremented in our buffer at all (profil() was taken over): no wrap.
+ * Async-signal-safe. */
 static inline void
-collect_after_profil(const struct collect *c, uintptr_t pc)
+collect_after_profil(const struct collect *c, uintptr_t pc, uint16_t before)
 {
 	struct profrun_header *h = c->hdr;
 	size_t i = collect_bucket_index(pc, c->offset, c->scale);
@@ -113,7 +126,7 @@ collect_after_profil(const struct collect *c, uintptr_t pc)
 		__atomic_add_fetch(&h->samples_outside, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	if (*(volatile uint16_t *)&c->hist[i] != 0)
+	if (*(volatile uint16_t *)&c->hist[i] != 0 || before == 0)
 		return;
 	if (collect_wrap_record(c->wraps, c->wrap_slots, i) < 0) {
 		__atomic_add_fetch(&h->wraps_lost, 1, __ATOMIC_RELAXED);

@@ -50,15 +50,18 @@ static void
 on_sigprof(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
+	uintptr_t pc = ucontext_pc(uc);
+	uint16_t before;
 
 	__atomic_add_fetch(&inflight, 1, __ATOMIC_ACQUIRE);
+	before = active.hdr != NULL ? collect_before_profil(&active, pc) : 0;
 	if (profil_act.sa_flags & SA_SIGINFO)
 		profil_act.sa_sigaction(sig, si, uc);
 	else if (profil_act.sa_handler != SIG_DFL &&
 		 profil_act.sa_handler != SIG_IGN)
 		profil_act.sa_handler(sig);
 	if (active.hdr != NULL)
-		collect_after_profil(&active, ucontext_pc(uc));
+		collect_after_profil(&active, pc, before);
 	__atomic_sub_fetch(&inflight, 1, __ATOMIC_RELEASE);
 	errno = saved;
 }

@@ -38,10 +38,26 @@ static void
 sample(const struct collect *c, uintptr_t pc)
 {
 	size_t i = collect_bucket_index(pc, c->offset, c->scale);
+	uint16_t before = collect_before_profil(c, pc);
 
 	if (i < c->nbuckets)
 		++c->hist[i];
-	collect_after_profil(c, pc);
+	collect_after_profil(c, pc, before);
+}
+
+/* profil() counting into another buffer (a -pg takeover): our zero
+ * counters are never mistaken for wraps. */
+static void
+untouched_counter_is_no_wrap(void)
+{
+	struct collect c = make_collect(PROFRUN_WRAP_SLOTS);
+
+	for (int n = 0; n < 1000; n++)
+		collect_after_profil(&c, OFFSET + 6,
+				     collect_before_profil(&c, OFFSET + 6));
+	CHECK_EQ(hdr.samples_total, 1000);
+	CHECK_EQ(collect_exact_count(hist, tab, PROFRUN_WRAP_SLOTS, 3), 0);
+	CHECK_EQ(hdr.wraps_lost, 0);
 }
 
 static void
@@ -161,6 +177,7 @@ main(void)
 	three_wraps_and_neighbours();
 	outside_samples_are_counted();
 	full_table_counts_lost_wraps();
+	untouched_counter_is_no_wrap();
 	concurrent_records_all_land();
 	CHECK_DONE();
 }
