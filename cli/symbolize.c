@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -274,23 +275,53 @@ absolute_source(Dwfl_Line *line, const char *file)
 	return s;
 }
 
-/* File and line of the function's entry, from the line table. */
+/* Without a line table entry: the declaration of the subprogram whose
+ * code holds ADDR (DW_AT_decl_file, DW_AT_decl_line). */
+static void
+decl_source(struct module *m, struct sym *y, Dwarf_Addr addr)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, addr, &bias);
+	Dwarf_Die *scopes = NULL;
+	const char *file;
+	int i, n, lineno = 0;
+
+	if (!cu)
+		return;
+	n = dwarf_getscopes(cu, addr - bias, &scopes);
+	for (i = 0; i < n; i++) {
+		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
+			continue;
+		file = dwarf_decl_file(&scopes[i]);
+		if (file && dwarf_decl_line(&scopes[i], &lineno) == 0) {
+			y->file = strdup(file);
+			y->line = y->file ? lineno : 0;
+		}
+		break;
+	}
+	free(scopes);
+}
+
+/* File and line of the function's entry, from the line table, else from
+ * the function's declaration. */
 static void
 sym_source(struct module *m, struct sym *y)
 {
+	Dwarf_Addr addr = y->start + m->bias;
 	Dwfl_Line *line;
-	const char *file;
+	const char *file = NULL;
 	int lineno = 0;
 
-	if (y->src_done)
+	if (y->src_done || !m->mod)
 		return;
 	y->src_done = true;
-	line = dwfl_module_getsrc(m->mod, y->start + m->bias);
-	if (!line)
+	line = dwfl_module_getsrc(m->mod, addr);
+	if (line)
+		file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+	if (!file) {
+		decl_source(m, y, addr);
 		return;
-	file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
-	if (!file)
-		return;
+	}
 	y->file = absolute_source(line, file);
 	y->line = y->file ? lineno : 0;
 }
@@ -361,10 +392,30 @@ check_build_id(struct module *m, bool force)
 
 /* Open the executable with libdwfl.  Failing that, the module keeps no
  * dwfl and its samples are reported by address. */
+/* Open the executable; a path the kernel marked " (deleted)" is tried
+ * without the mark (the build-id check tells whether it is the same). */
+static int
+open_exe(const char *exe)
+{
+	static const char mark[] = " (deleted)";
+	size_t len = strlen(exe), mlen = sizeof(mark) - 1;
+	int fd = open(exe, O_RDONLY | O_CLOEXEC), err = errno;
+	char *plain;
+
+	if (fd >= 0 || len <= mlen || strcmp(exe + len - mlen, mark) != 0)
+		return fd;
+	plain = strndup(exe, len - mlen);
+	fd = plain ? open(plain, O_RDONLY | O_CLOEXEC) : -1;
+	free(plain);
+	if (fd < 0)
+		errno = err;
+	return fd;
+}
+
 static void
 module_open(struct module *m)
 {
-	int fd = open(m->exe, O_RDONLY | O_CLOEXEC);
+	int fd = open_exe(m->exe);
 
 	if (fd < 0) {
 		cli_warn("%s: %s; reporting addresses only", m->exe,

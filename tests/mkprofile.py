@@ -83,7 +83,7 @@ def build(a):
         if c >> 16:
             wraps.append((i + 1, c >> 16))
     bid = build_id(a.exe) if a.build_id == "auto" else bytes.fromhex(a.build_id)
-    exe = a.exe.encode() + b"\0"
+    exe = (a.recorded_exe or a.exe).encode() + b"\0"
     note = a.note.encode() + b"\0" if a.note else b""
     strings = exe + note
     strings_size = (len(strings) + 7) & ~7
@@ -119,6 +119,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("out")
     p.add_argument("--exe", required=True)
+    p.add_argument("--recorded-exe", help="path written instead of --exe")
     p.add_argument("--text", type=lambda s: tuple(int(x, 0) for x in s.split("-")))
     p.add_argument("--bucket-size", type=int, default=2)
     p.add_argument("--sample", action="append", default=[])
