@@ -37,14 +37,14 @@ def perf_counts(ctx, exe, args, freq):
     measure.run_once(Command("perf record loop", ["perf", "record", "-q", "-F", str(freq),
                                                   "-o", data, "--", exe, *args],
                              cwd=ctx.tmp))
-    done = subprocess.run(["perf", "script", "-i", data, "-F", "sym,dso"],
+    done = subprocess.run(["perf", "script", "-i", data, "-F", "ip,sym,dso"],
                           capture_output=True, text=True, check=True)
     counts = collections.Counter()
     total = 0
     for line in done.stdout.splitlines():
         fields = line.split()
-        if len(fields) >= 2 and fields[-1] == f"({exe})":
-            counts[fields[0]] += 1
+        if len(fields) >= 3 and fields[-1] == f"({exe})":
+            counts[fields[1]] += 1
             total += 1
     return counts, total
 

@@ -1,10 +1,9 @@
 # SPDX-License-Identifier: MIT
 """Run a command once and read its wall time, CPU time and peak RSS from
 wait4(); run two commands alternately (ABAB...) and summarise the ratios."""
-import os
 import statistics
 import subprocess
-import time
+import tempfile
 from dataclasses import dataclass
 
 
@@ -20,37 +19,34 @@ class CommandFailed(Exception):
     pass
 
 
+SPAWN = None   # path of bench-spawn, set by bench/run
+
+
 def run_once(cmd, check=True):
-    """Run cmd (a Command) to completion; its output goes to /dev/null."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd.argv, env=cmd.environ(), cwd=cmd.cwd,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE if check else subprocess.DEVNULL)
-    err = proc.stderr.read() if check else b""
-    _, wstatus, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(wstatus)
-    if check and proc.returncode != 0:
-        raise CommandFailed(f"{cmd.label}: exit {proc.returncode}: "
-                            f"{err.decode(errors='replace').strip()[-300:]}")
-    return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss,
-               proc.returncode)
+    """Run cmd (a Command) to completion through bench-spawn; its output
+    goes to /dev/null."""
+    with tempfile.NamedTemporaryFile(prefix="spawn-", suffix=".txt") as result:
+        assignments = [f"{k}={v}" for k, v in (cmd.env or {}).items()]
+        done = subprocess.run([SPAWN, result.name, *assignments, "--", *cmd.argv],
+                              cwd=cmd.cwd, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        fields = result.read().split()
+    err = done.stderr.decode(errors="replace").strip()[-300:]
+    if done.returncode != 0 or len(fields) != 4:
+        raise CommandFailed(f"{cmd.label}: bench-spawn failed: {err}")
+    run = Run(float(fields[0]), float(fields[1]), int(fields[2]), int(fields[3]))
+    if check and run.status != 0:
+        raise CommandFailed(f"{cmd.label}: exit {run.status}: {err}")
+    return run
 
 
 @dataclass
 class Command:
     label: str
     argv: list
-    env: dict = None          # added to the environment
+    env: dict = None          # added to the program's environment
     cwd: str = None
     before: object = None     # callable run before each execution (cleanup)
-
-    def environ(self):
-        if not self.env:
-            return None
-        merged = dict(os.environ)
-        merged.update(self.env)
-        return merged
 
 
 def execute(cmd, check=True):
