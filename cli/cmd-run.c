@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* `profrun [OPTIONS] [--] PROGRAM [ARGS...]`: run a program under the shim,
  * then print its flat profile on stderr. */
+#define _GNU_SOURCE
 #include "config.h"
 
 #include <dirent.h>
@@ -323,11 +324,15 @@ spawn(const char *path, char **argv, int *status)
 	int pipefd[2], err = 0;
 	pid_t pid;
 
-	if (pipe2(pipefd, O_CLOEXEC) != 0)
+	*status = EXIT_FAIL;
+	if (pipe2(pipefd, O_CLOEXEC) != 0) {
+		cli_error("cannot start %s: %s", argv[0], strerror(errno));
 		return -1;
+	}
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
+		cli_error("cannot start %s: %s", argv[0], strerror(errno));
 		close(pipefd[0]);
 		close(pipefd[1]);
 		return -1;

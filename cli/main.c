@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* profrun: entry point; dispatches to one file per subcommand. */
+#define _GNU_SOURCE
 #include "config.h"
 
 #include <stdarg.h>

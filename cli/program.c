@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Finding and vetting the program `profrun PROGRAM` is asked to run. */
+#define _GNU_SOURCE
 #include "config.h"
 
 #include <errno.h>

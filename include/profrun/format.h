@@ -87,8 +87,8 @@ struct profrun_header {
 	/* the process */
 	int32_t pid;
 	int32_t ppid;
-	uint32_t exe_off;  /* executable's absolute path (in strings) */
-	uint32_t note_off; /* why profiling stopped / was incomplete, or 0 */
+	uint32_t exe_off;  /* file offset of the executable's absolute path */
+	uint32_t note_off; /* file offset of a note on why the profile is incomplete, 0 = none */
 	uint32_t build_id_len;
 	uint32_t reserved0;
 	uint8_t build_id[PROFRUN_BUILD_ID_MAX];
