@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "image.h"
 #include "report.h"
 
 static int
@@ -33,80 +34,19 @@ select_procs(struct report *r)
 	return -1;
 }
 
-static bool
-same_image(const struct profile *a, const struct profile *b)
-{
-	return strcmp(a->exe, b->exe) == 0 &&
-	       strcmp(a->build_id, b->build_id) == 0 &&
-	       a->hdr.text_start == b->hdr.text_start &&
-	       a->hdr.bucket_size == b->hdr.bucket_size;
-}
-
-static int
-cmp_sample(const void *a, const void *b)
-{
-	const struct profile_sample *x = a, *y = b;
-
-	return (x->addr > y->addr) - (x->addr < y->addr);
-}
-
-/* Samples of every selected process sharing FIRST's image, merged by
- * address.  DONE marks the processes consumed. */
-static struct profile_sample *
-merge_image(struct report *r, size_t first, bool *done, size_t *nout)
-{
-	const struct profile *ref = r->procs[first].p, *p;
-	struct profile_sample *s = NULL, *t;
-	size_t i, n = 0, k;
-
-	for (i = first; i < r->nprocs; i++) {
-		p = r->procs[i].p;
-		if (done[i] || !same_image(ref, p))
-			continue;
-		done[i] = true;
-		t = realloc(s, (n + p->nsamples + 1) * sizeof(*s));
-		if (!t) {
-			free(s);
-			return NULL;
-		}
-		s = t;
-		memcpy(s + n, p->samples, p->nsamples * sizeof(*s));
-		n += p->nsamples;
-	}
-	qsort(s, n, sizeof(*s), cmp_sample);
-	for (i = 0, k = 0; i < n; i++) {
-		if (k > 0 && s[k - 1].addr == s[i].addr)
-			s[k - 1].count += s[i].count;
-		else
-			s[k++] = s[i];
-	}
-	*nout = k;
-	return s;
-}
-
 static int
 symbolize_merged(struct report *r, struct symbolizer *sz)
 {
-	bool *done = calloc(r->nprocs, sizeof(*done));
-	struct profile_sample *s;
-	size_t i, n;
+	struct image_set set;
+	size_t i;
 	int ret = 0;
 
-	if (!done)
+	if (image_set_of_report(&set, r))
 		return -1;
-	for (i = 0; i < r->nprocs && ret == 0; i++) {
-		if (done[i])
-			continue;
-		s = merge_image(r, i, done, &n);
-		if (!s) {
-			cli_error("%s: out of memory", r->run->path);
-			ret = -1;
-			break;
-		}
-		ret = symbolize(sz, r->procs[i].p, s, n, &r->funcs);
-		free(s);
-	}
-	free(done);
+	for (i = 0; i < set.n && ret == 0; i++)
+		ret = symbolize(sz, set.v[i].ref, set.v[i].samples, set.v[i].n,
+				&r->funcs);
+	image_set_fini(&set);
 	return ret;
 }
 

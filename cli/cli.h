@@ -22,7 +22,7 @@ int cmd_run(int argc, char **argv);
 
 /* Options shared by `report` and the report printed after a run. */
 struct report_opts {
-	const char *format; /* "text" (default) or "json" */
+	const char *format; /* "text" (default), "json", "csv", ... */
 	int top;	    /* at most this many functions; 0 = all */
 	bool force;	    /* report even when the binary's build-id changed */
 	bool by_process;    /* one section per process */
@@ -33,6 +33,10 @@ struct report_opts {
  * Errors are printed as one line "profrun: PATH: reason" on stderr.
  * Returns EXIT_OK or EXIT_FAIL. */
 int report_path(const char *path, const struct report_opts *opts, FILE *out);
+
+/* The same for the N profiles PATHS, added up. */
+int report_paths(char *const *paths, size_t n, const struct report_opts *opts,
+		 FILE *out);
 
 /* "profrun: " + printf-style message + newline, on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

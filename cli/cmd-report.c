@@ -6,18 +6,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "export.h"
 #include "report.h"
 
 static const char report_usage[] =
-	"Usage: profrun report [OPTIONS] PROFILE\n"
+	"Usage: profrun report [OPTIONS] PROFILE...\n"
 	"\n"
 	"Print the flat profile of PROFILE, a run directory (one <pid>.prof\n"
-	"file per process) or a single member file.\n"
+	"file per process) or a single member file.  Several PROFILEs are\n"
+	"added up as one.\n"
 	"\n"
 	"Options:\n"
-	"  --format text|json  output format (default: text)\n"
+	"  --format FMT        output format (default: text):\n"
+	"                        text      the flat profile for a terminal\n"
+	"                        json      schema profrun-report/1\n"
+	"                        csv       one row per function (RFC 4180)\n"
+	"                        markdown  a GitHub-flavoured table\n"
+	"                        gmon      gmon.out for 'gprof -p BINARY FILE'\n"
+	"                        pprof     gzipped profile.proto for pprof\n"
+	"  -o, --output FILE   write to FILE instead of stdout\n"
 	"  --top N             show only the N hottest functions\n"
 	"  --by-process        one section per process instead of merging\n"
 	"  --pid N             only the process N\n"
@@ -38,8 +48,12 @@ enum {
 /* The argument getopt_long looked at last, for messages. */
 static const char *last_arg = "?";
 
+/* -o FILE, or NULL for stdout. */
+static const char *report_output;
+
 static const struct option report_options[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "output", required_argument, NULL, 'o' },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "by-process", no_argument, NULL, OPT_BY_PROCESS },
@@ -91,7 +105,7 @@ parse_option(int c, struct report_opts *opts)
 
 	switch (c) {
 	case OPT_FORMAT:
-		if (strcmp(optarg, "text") && strcmp(optarg, "json"))
+		if (!report_format_find(optarg))
 			return usage_error("unknown format", optarg);
 		opts->format = optarg;
 		return -1;
@@ -100,6 +114,9 @@ parse_option(int c, struct report_opts *opts)
 		if (v < 0)
 			return usage_error("--top needs a number >= 1, not", optarg);
 		opts->top = (int)v;
+		return -1;
+	case 'o':
+		report_output = optarg;
 		return -1;
 	case OPT_FORCE:
 		opts->force = true;
@@ -123,6 +140,9 @@ parse_option(int c, struct report_opts *opts)
 	}
 }
 
+static int report_to_file(char *const *paths, size_t n,
+			  const struct report_opts *opts);
+
 int
 cmd_report(int argc, char **argv)
 {
@@ -131,40 +151,69 @@ cmd_report(int argc, char **argv)
 
 	optind = 0; /* full reset: main may have used getopt already */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", report_options, NULL)) != -1) {
+	report_output = NULL;
+	while ((c = getopt_long(argc, argv, ":ho:", report_options, NULL)) != -1) {
 		last_arg = argv[optind - 1];
 		ret = parse_option(c, &opts);
 		if (ret >= 0)
 			return ret;
 	}
-	if (optind != argc - 1) {
-		cli_error("report: %s (see profrun report --help)",
-			  optind == argc ? "missing PROFILE"
-					 : "more than one PROFILE");
+	if (optind == argc) {
+		cli_error("report: missing PROFILE (see profrun report --help)");
 		return EXIT_USAGE;
 	}
-	return report_path(argv[optind], &opts, stdout);
+	return report_to_file(argv + optind, (size_t)(argc - optind), &opts);
+}
+
+/* Write the report to -o FILE, or stdout. */
+static int
+report_to_file(char *const *paths, size_t n, const struct report_opts *opts)
+{
+	FILE *out = stdout;
+	int ret;
+
+	if (report_output) {
+		out = fopen(report_output, "we");
+		if (!out) {
+			cli_error("%s: %s", report_output, strerror(errno));
+			return EXIT_FAIL;
+		}
+	}
+	ret = report_paths(paths, n, opts, out);
+	if (out != stdout && fclose(out) != 0 && ret == EXIT_OK) {
+		cli_error("%s: %s", report_output, strerror(errno));
+		ret = EXIT_FAIL;
+	}
+	if (ret != EXIT_OK && out != stdout)
+		unlink(report_output);
+	return ret;
 }
 
 int
 report_path(const char *path, const struct report_opts *opts, FILE *out)
 {
+	char *paths[1] = { (char *)path };
+
+	return report_paths(paths, 1, opts, out);
+}
+
+int
+report_paths(char *const *paths, size_t n, const struct report_opts *opts,
+	     FILE *out)
+{
 	struct run run;
 	struct report r;
 	int ret;
 
-	if (run_load(path, &run))
+	if (run_load_many(paths, n, &run))
 		return EXIT_FAIL;
 	if (report_build(&r, &run, opts)) {
 		run_fini(&run);
 		return EXIT_FAIL;
 	}
-	if (opts->format && strcmp(opts->format, "json") == 0)
-		ret = report_json(&r, out);
-	else
-		ret = report_text(&r, out);
-	if (ret)
-		cli_error("%s: cannot write the report", path);
+	ret = report_write(&r, opts->format, out);
+	if (ret && ferror(out))
+		cli_error("%s: cannot write the report", run.path);
 	report_fini(&r);
 	run_fini(&run);
 	return ret ? EXIT_FAIL : EXIT_OK;

@@ -59,6 +59,10 @@ int run_load(const char *path, struct run *run);
 
 void run_fini(struct run *run);
 
+/* Load the N profiles PATHS as one run: their members side by side, in
+ * the order given.  Returns 0, or -1 after printing one error line. */
+int run_load_many(char *const *paths, size_t n, struct run *run);
+
 /* The process ended cleanly (exit or exec), so its CPU time is known. */
 bool profile_complete(const struct profile *p);
 

@@ -630,6 +630,31 @@ symbolize(struct symbolizer *sz, const struct profile *p,
 	return -1;
 }
 
+int
+symbolize_source(struct symbolizer *sz, const struct profile *p,
+		 uint64_t addr, char **file, int *line)
+{
+	struct module *m = module_get(sz, p);
+	Dwfl_Line *l;
+	const char *f = NULL;
+
+	*file = NULL;
+	*line = 0;
+	if (!m)
+		return -1;
+	if (m->refused || !m->mod)
+		return 0;
+	l = dwfl_module_getsrc(m->mod, addr + m->bias);
+	if (l)
+		f = dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL);
+	if (!f) {
+		*line = 0;
+		return 0;
+	}
+	*file = absolute_source(l, f);
+	return *file ? 0 : -1;
+}
+
 /* ---------------------------------------------------------------- lists */
 
 static char *

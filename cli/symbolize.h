@@ -52,6 +52,12 @@ int symbolize(struct symbolizer *sz, const struct profile *p,
 	      const struct profile_sample *samples, size_t n,
 	      struct func_list *out);
 
+/* Source file (allocated; absolute when the compilation directory is
+ * known) and line of the code at link-time ADDR in P's executable; *FILE
+ * is NULL when unknown.  Returns 0, or -1 when out of memory. */
+int symbolize_source(struct symbolizer *sz, const struct profile *p,
+		     uint64_t addr, char **file, int *line);
+
 /* Short name of an executable path, for display. */
 const char *module_display(const char *exe);
 

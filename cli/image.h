@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/* The members of a run grouped by executable image, their samples summed
+ * by link-time address. */
+#ifndef PROFRUN_CLI_IMAGE_H
+#define PROFRUN_CLI_IMAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile.h"
+
+/* One executable image (path, build-id, text range and bucket size). */
+struct image {
+	const struct profile *ref; /* its first member */
+	struct profile_sample *samples; /* summed by address, sorted */
+	size_t n;
+	uint64_t main, outside;
+	size_t members;
+};
+
+struct image_set {
+	struct image *v;
+	size_t n;
+};
+
+/* Same executable, build-id and histogram geometry. */
+bool profile_same_image(const struct profile *a, const struct profile *b);
+
+/* Sort SAMPLES by address and add up counts at equal addresses; returns
+ * the new length. */
+size_t samples_sum_sorted(struct profile_sample *s, size_t n);
+
+/* Group the N profiles of P by image, in order of first appearance.
+ * Returns 0, or -1 when out of memory. */
+int image_set_build(struct image_set *set, const struct profile *const *p,
+		    size_t n);
+void image_set_fini(struct image_set *set);
+
+/* The images of the report's selected processes.  Returns 0, or -1 after
+ * printing an error. */
+struct report;
+int image_set_of_report(struct image_set *set, const struct report *r);
+
+/* The image with the most samples in its executable (the first on ties). */
+const struct image *image_set_hottest(const struct image_set *set);
+
+#endif /* PROFRUN_CLI_IMAGE_H */
