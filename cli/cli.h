@@ -17,6 +17,12 @@ enum {
 /* `profrun report [OPTIONS] PROFILE`; argv[0] is "report". */
 int cmd_report(int argc, char **argv);
 
+/* `profrun merge -o OUT PROFILE...`; argv[0] is "merge". */
+int cmd_merge(int argc, char **argv);
+
+/* `profrun diff BASE NEW`; argv[0] is "diff". */
+int cmd_diff(int argc, char **argv);
+
 /* `profrun [OPTIONS] [--] PROGRAM [ARGS...]`. */
 int cmd_run(int argc, char **argv);
 

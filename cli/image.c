@@ -16,6 +16,20 @@ profile_same_image(const struct profile *a, const struct profile *b)
 	       a->hdr.bucket_size == b->hdr.bucket_size;
 }
 
+bool
+profile_same_binary(const struct profile *a, const struct profile *b)
+{
+	if (a->build_id[0] || b->build_id[0]) {
+		if (strcmp(a->build_id, b->build_id) != 0)
+			return false;
+	} else if (strcmp(a->exe, b->exe) != 0) {
+		return false;
+	}
+	return a->hdr.text_start == b->hdr.text_start &&
+	       a->hdr.text_end == b->hdr.text_end &&
+	       a->hdr.bucket_size == b->hdr.bucket_size;
+}
+
 static int
 cmp_sample(const void *a, const void *b)
 {
@@ -59,12 +73,13 @@ image_add(struct image *im, const struct profile *p)
 
 /* The image of P in SET, added when new. */
 static struct image *
-image_find(struct image_set *set, const struct profile *p)
+image_find(struct image_set *set, const struct profile *p,
+	   image_same_fn *same)
 {
 	size_t i;
 
 	for (i = 0; i < set->n; i++)
-		if (profile_same_image(set->v[i].ref, p))
+		if (same(set->v[i].ref, p))
 			return &set->v[i];
 	memset(&set->v[set->n], 0, sizeof(set->v[0]));
 	set->v[set->n].ref = p;
@@ -73,7 +88,7 @@ image_find(struct image_set *set, const struct profile *p)
 
 int
 image_set_build(struct image_set *set, const struct profile *const *p,
-		size_t n)
+		size_t n, image_same_fn *same)
 {
 	size_t i;
 
@@ -82,7 +97,7 @@ image_set_build(struct image_set *set, const struct profile *const *p,
 	if (!set->v)
 		return -1;
 	for (i = 0; i < n; i++) {
-		if (image_add(image_find(set, p[i]), p[i])) {
+		if (image_add(image_find(set, p[i], same), p[i])) {
 			image_set_fini(set);
 			return -1;
 		}
@@ -124,7 +139,7 @@ image_set_of_report(struct image_set *set, const struct report *r)
 
 	for (i = 0; p && i < r->nprocs; i++)
 		p[i] = r->procs[i].p;
-	ret = p ? image_set_build(set, p, r->nprocs) : -1;
+	ret = p ? image_set_build(set, p, r->nprocs, profile_same_image) : -1;
 	free(p);
 	if (ret)
 		cli_error("%s: out of memory", r->run->path);

@@ -27,14 +27,20 @@ struct image_set {
 /* Same executable, build-id and histogram geometry. */
 bool profile_same_image(const struct profile *a, const struct profile *b);
 
+/* Same binary wherever it lies: equal build-ids (equal paths when there is
+ * none) and the same histogram geometry. */
+bool profile_same_binary(const struct profile *a, const struct profile *b);
+
+typedef bool image_same_fn(const struct profile *a, const struct profile *b);
+
 /* Sort SAMPLES by address and add up counts at equal addresses; returns
  * the new length. */
 size_t samples_sum_sorted(struct profile_sample *s, size_t n);
 
-/* Group the N profiles of P by image, in order of first appearance.
- * Returns 0, or -1 when out of memory. */
+/* Group the N profiles of P by image (SAME tells which belong together),
+ * in order of first appearance.  Returns 0, or -1 when out of memory. */
 int image_set_build(struct image_set *set, const struct profile *const *p,
-		    size_t n);
+		    size_t n, image_same_fn *same);
 void image_set_fini(struct image_set *set);
 
 /* The images of the report's selected processes.  Returns 0, or -1 after

@@ -16,6 +16,8 @@ struct subcommand {
 
 static const struct subcommand subcommands[] = {
 	{ "report", cmd_report },
+	{ "merge", cmd_merge },
+	{ "diff", cmd_diff },
 };
 
 static void
