@@ -34,7 +34,9 @@ struct run_opts {
 
 static const char run_usage[] =
 	"Usage: profrun [OPTIONS] [--] PROGRAM [ARGS...]\n"
-	"       profrun report [OPTIONS] PROFILE\n"
+	"       profrun report [OPTIONS] PROFILE...\n"
+	"       profrun merge -o OUT PROFILE...\n"
+	"       profrun diff [OPTIONS] BASE NEW\n"
 	"\n"
 	"Runs PROGRAM (dynamically linked, not rebuilt) with the profrun shim\n"
 	"preloaded, then prints its flat profile on stderr.  PROGRAM's stdout,\n"
@@ -54,6 +56,8 @@ static const char run_usage[] =
 	"\n"
 	"Subcommands:\n"
 	"  report              print the profile of an earlier run (profrun report --help)\n"
+	"  merge               add profiles up exactly (profrun merge --help)\n"
+	"  diff                compare two profiles; exit 1 on a regression (profrun diff --help)\n"
 	"\n"
 	"Exit status:\n"
 	"  PROGRAM's own exit status, or 128+N if it was killed by signal N;\n"

@@ -380,13 +380,13 @@ def bad_command_lines_exit_64(tmp):
     expect(cp.returncode == 0 and cp.stdout.startswith("profrun "), "--version")
 
 
-def main():
-    if len(sys.argv) != 2 or sys.argv[1] not in CASES:
-        print(f"usage: e2e.py CASE\ncases: {' '.join(sorted(CASES))}", file=sys.stderr)
+def main(cases=CASES, prog="e2e.py"):
+    if len(sys.argv) != 2 or sys.argv[1] not in cases:
+        print(f"usage: {prog} CASE\ncases: {' '.join(sorted(cases))}", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="profrun-e2e-") as tmp:
         try:
-            CASES[sys.argv[1]](tmp)
+            cases[sys.argv[1]](tmp)
         except Failure as e:
             print(f"FAIL {sys.argv[1]}: {e}", file=sys.stderr)
             return 1

@@ -1,0 +1,425 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""End-to-end tests of what CI uses: the exports (gprof, pprof, CSV,
+markdown), merge, and diff as a regression gate.
+
+Usage: e2e_ci.py CASE  (exit 0 pass, 1 fail, 77 skip).  Environment as
+for e2e.py, plus PROFILE_PROTO (tests/data/profile.proto).
+
+Statistical tolerances: shares are checked with e2e.check_share (5 sigma
+plus 2 points).  The diff gate itself is tested at its defaults (99%
+family-wise confidence, 1 point threshold): the false-alarm test runs
+5 unchanged runs and diffs all 10 pairs, which a correct gate fails with
+probability below 10 x 1% (in practice far less: a share must also move
+by more than the threshold, and here it moves by about 2.5 sigma at the
+most); the planted slowdown moves a share by about 25 points, over 8
+standard errors."""
+
+import csv
+import gzip
+import io
+import itertools
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import e2e  # noqa: E402
+import mkprofile  # noqa: E402
+from e2e import PROFRUN, Failure, expect, run, wl, report_json, check_share, one_line_error  # noqa: E402
+
+PROTO = os.environ.get("PROFILE_PROTO", os.path.join(HERE, "data", "profile.proto"))
+CASES = {}
+STAGES = ["stage_parse", "stage_hash", "stage_sort", "stage_compress", "stage_render"]
+
+
+def case(fn):
+    CASES[fn.__name__.replace("_", "-")] = fn
+    return fn
+
+
+def record(tmp, name, *args, seconds="1.8"):
+    out = os.path.join(tmp, name)
+    cp = run([PROFRUN, "-q", "-F", "1000", "-o", out, "--", *args[:1], seconds, *args[1:]])
+    expect(cp.returncode == 0, f"{name}: exit {cp.returncode}: {cp.stderr}")
+    return out
+
+
+def export(prof, fmt, *extra):
+    cp = subprocess.run([PROFRUN, "report", "--format", fmt, *extra, prof],
+                        capture_output=True, timeout=60)
+    expect(cp.returncode == 0, f"--format {fmt}: exit {cp.returncode}: {cp.stderr.decode()}")
+    return cp.stdout
+
+
+def crafted(path, **kw):
+    args = dict(exe=wl("split"), recorded_exe=None, text=None, bucket_size=2,
+                sample=[], symbol=[], outside=0, state="exited", exit=0,
+                flags=0, note="", cpu_ms=1000, rate=1000, pid=100, ppid=1,
+                build_id="auto", version=1, min_version=1)
+    args.update(kw)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(mkprofile.build(type("A", (), args)))
+    return path
+
+
+# ---------------------------------------------------------------- gprof
+
+def gprof_flat(binary, gmon):
+    cp = run(["gprof", "-p", "-b", binary, gmon])
+    expect(cp.returncode == 0, f"gprof failed ({cp.returncode}): {cp.stderr}")
+    rows = {}
+    for line in cp.stdout.splitlines():
+        f = line.split()
+        if len(f) >= 4 and re.match(r"^\d+\.\d+$", f[0]) and re.match(r"^\d", f[2]):
+            rows[f[-1]] = (float(f[0]), float(f[2]))
+    expect(rows, f"no flat profile rows in gprof's output: {cp.stdout!r}")
+    return rows
+
+
+@case
+def gprof_flat_profile_agrees_with_report(tmp):
+    if not shutil.which("gprof"):
+        sys.exit(77)
+    prof = record(tmp, "g.prof", wl("split"), "3", "1", seconds="2.0")
+    gmon = os.path.join(tmp, "gmon.out")
+    with open(gmon, "wb") as f:
+        f.write(export(prof, "gmon"))
+    rep = report_json(prof)
+    main = rep["samples"]["main"]
+    expect(main >= 400, f"only {main} samples")
+    rows = gprof_flat(wl("split"), gmon)
+    ours = {f["name"]: f["samples"] for f in rep["functions"]}
+    for name, samples in ours.items():
+        if samples * 100 < main:
+            continue
+        expect(name in rows, f"gprof does not list {name} ({samples} samples): {rows}")
+        share = 100.0 * samples / main
+        expect(abs(rows[name][0] - share) <= 0.06,
+               f"{name}: gprof {rows[name][0]}%, profrun {share:.2f}% of the executable's samples")
+    check_share(ours.get("hot_a", 0), main, 0.75, "hot_a in gprof's input")
+
+
+@case
+def gmon_carries_counts_above_65535(tmp):
+    if not shutil.which("gprof"):
+        sys.exit(77)
+    prof = crafted(os.path.join(tmp, "big.prof", "1.prof"),
+                   symbol=["hot_a=200000", "hot_b=100001"], cpu_ms=300001)
+    gmon = os.path.join(tmp, "gmon.out")
+    with open(gmon, "wb") as f:
+        f.write(export(os.path.dirname(prof), "gmon"))
+    rows = gprof_flat(wl("split"), gmon)
+    expect(abs(rows["hot_a"][0] - 66.67) < 0.01, f"hot_a: {rows['hot_a']}")
+    expect(abs(rows["hot_a"][1] - 200.0) < 0.01,
+           f"hot_a: {rows['hot_a'][1]} s, expected 200000 samples at 1000 Hz")
+    expect(abs(rows["hot_b"][1] - 100.0) < 0.01, f"hot_b: {rows['hot_b']}")
+
+
+# ---------------------------------------------------------------- pprof
+
+def protoc_decode(data):
+    if not shutil.which("protoc"):
+        sys.exit(77)
+    cp = subprocess.run(["protoc", "--proto_path", os.path.dirname(PROTO),
+                         "--decode=perftools.profiles.Profile", os.path.basename(PROTO)],
+                        input=gzip.decompress(data), capture_output=True, timeout=60)
+    expect(cp.returncode == 0, f"protoc --decode failed: {cp.stderr.decode()}")
+    return cp.stdout.decode()
+
+
+def proto_blocks(text, name):
+    """The top-level blocks 'name { ... }' of protoc's text format, as dicts
+    of their scalar fields (nested blocks flattened with a dot)."""
+    out, cur, path = [], None, []
+    for line in text.splitlines():
+        s = line.strip()
+        if s.endswith("{"):
+            if not path and s[:-1].strip() == name:
+                cur = {}
+            path.append(s[:-1].strip())
+        elif s == "}":
+            path.pop()
+            if not path and cur is not None:
+                out.append(cur)
+                cur = None
+        elif cur is not None and ":" in s:
+            k, v = s.split(":", 1)
+            key = ".".join(path[1:] + [k.strip()])
+            cur.setdefault(key, []).append(v.strip())
+    return out
+
+
+def string_table(text):
+    return [json.loads(m) for m in re.findall(r'^string_table: (".*")$', text, re.M)]
+
+
+@case
+def pprof_export_decodes_with_protoc(tmp):
+    prof = record(tmp, "p.prof", wl("split"), "3", "1")
+    data = export(prof, "pprof")
+    expect(data[:2] == b"\x1f\x8b", "not gzip")
+    expect(data == export(prof, "pprof"), "pprof export is not deterministic")
+    text = protoc_decode(data)
+    strings = string_table(text)
+    expect(strings and strings[0] == "", "string_table[0] is not empty")
+    s = lambda i: strings[int(i)]
+    types = [(s(b["type"][0]), s(b["unit"][0])) for b in proto_blocks(text, "sample_type")]
+    expect(types == [("samples", "count"), ("cpu", "nanoseconds")], f"sample types {types}")
+    period = proto_blocks(text, "period_type")
+    expect(period and (s(period[0]["type"][0]), s(period[0]["unit"][0])) == ("cpu", "nanoseconds"),
+           "period type")
+    per = int(re.search(r"^period: (\d+)$", text, re.M).group(1))
+    rep = report_json(prof)
+    expect(abs(per - 1e9 / rep["rate_hz"]) < 1e9 / rep["rate_hz"] * 0.01, f"period {per}")
+    funcs = {b["id"][0]: b for b in proto_blocks(text, "function")}
+    ids = [b["id"][0] for b in proto_blocks(text, "location")] + list(funcs)
+    expect(all(int(i) > 0 for i in ids), "an id is 0")
+    locs = {b["id"][0]: b for b in proto_blocks(text, "location")}
+    per_fn, total = {}, 0
+    for smp in proto_blocks(text, "sample"):
+        expect(len(smp["value"]) == 2 and int(smp["value"][1]) == int(smp["value"][0]) * per,
+               f"sample values {smp['value']}")
+        loc = locs[smp["location_id"][0]]
+        fn = funcs[loc["line.function_id"][0]]
+        per_fn[s(fn["name"][0])] = per_fn.get(s(fn["name"][0]), 0) + int(smp["value"][0])
+        total += int(smp["value"][0])
+        if s(fn["name"][0]) == "hot_a":
+            expect(s(fn["filename"][0]).endswith("split.c"), "hot_a's file")
+            expect(int(loc.get("line.line", ["0"])[0]) > 0, "hot_a location without a line")
+    expect(total == rep["samples"]["total"], f"pprof holds {total} samples, report {rep['samples']['total']}")
+    for f in rep["functions"]:
+        expect(per_fn.get(f["name"]) == f["samples"], f"{f['name']}: {per_fn.get(f['name'])} vs {f['samples']}")
+    m = proto_blocks(text, "mapping")[0]
+    bid = rep["processes"][0]["build_id"]
+    expect(s(m["build_id"][0]) == bid, f"mapping build-id {s(m['build_id'][0])}, profile {bid}")
+    expect(s(m["filename"][0]) == os.path.realpath(wl("split")), f"mapping file {s(m['filename'][0])}")
+    expect(m.get("has_functions") == ["true"], "mapping lacks has_functions")
+
+
+def build_pprof(cache):
+    """Google's pprof built offline from Debian's golang-github-google-pprof-dev."""
+    binary = os.path.join(cache, "pprof")
+    if os.path.exists(binary):
+        return binary
+    src = "/usr/share/gocode/src/github.com/google/pprof"
+    if not shutil.which("go") or not os.path.isdir(src):
+        print("SKIP: go or golang-github-google-pprof-dev not installed")
+        sys.exit(77)
+    os.makedirs(cache, exist_ok=True)
+    env = dict(os.environ, GOPATH="/usr/share/gocode", GO111MODULE="off", GOFLAGS="",
+               GOCACHE=os.path.join(cache, "gocache"), GOPROXY="off", HOME=cache)
+    cp = run(["go", "build", "-o", binary + ".tmp", "github.com/google/pprof"], env=env, timeout=300)
+    if cp.returncode != 0:
+        print(f"SKIP: cannot build pprof offline: {cp.stderr[-500:]}")
+        sys.exit(77)
+    os.rename(binary + ".tmp", binary)
+    return binary
+
+
+@case
+def pprof_tool_reads_the_export(tmp):
+    pprof = build_pprof(os.path.join(e2e.WORKLOADS, "pprof-tool"))
+    prof = record(tmp, "p.prof", wl("split"), "3", "1")
+    pb = os.path.join(tmp, "split.pb.gz")
+    cp = run([PROFRUN, "report", "--format", "pprof", "-o", pb, prof])
+    expect(cp.returncode == 0, f"export: {cp.stderr}")
+    env = dict(os.environ, HOME=tmp, PPROF_TMPDIR=tmp)
+    top = run([pprof, "-top", "-nodecount=5", pb], env=env)
+    expect(top.returncode == 0, f"pprof -top: {top.stderr}")
+    rep = report_json(prof)
+    want = {f["name"]: f["percent"] for f in rep["functions"]}
+    for line in top.stdout.splitlines():
+        f = line.split()
+        if len(f) >= 6 and f[-1] in want and f[1].endswith("%"):
+            expect(abs(float(f[1][:-1]) - want[f[-1]]) < 0.02, f"pprof {line!r}, profrun {want[f[-1]]}%")
+            want.pop(f[-1])
+    expect("hot_a" not in want and "hot_b" not in want, f"pprof -top lacks functions: {top.stdout}")
+    lst = run([pprof, "-list", "hot_a", pb], env=env)
+    expect(lst.returncode == 0 and "split.c" in lst.stdout and "WORKLOAD_BODY" in lst.stdout,
+           f"pprof -list hot_a: {lst.stdout} {lst.stderr}")
+    raw = run([pprof, "-raw", pb], env=env)
+    expect(rep["processes"][0]["build_id"] in raw.stdout, "pprof -raw lacks the build-id")
+
+
+# ---------------------------------------------------------------- tables
+
+@case
+def csv_and_markdown_match_the_json_report(tmp):
+    prof = record(tmp, "c.prof", wl("split"), "3", "1", seconds="1.0")
+    rep = report_json(prof)
+    data = export(prof, "csv").decode()
+    expect(data.endswith("\r\n") and "\n" not in data.replace("\r\n", ""), "CSV lines do not end in CRLF")
+    rows = list(csv.DictReader(io.StringIO(data, newline="")))
+    expect(len(rows) == len(rep["functions"]), f"{len(rows)} CSV rows, {len(rep['functions'])} functions")
+    for r, f in zip(rows, rep["functions"]):
+        expect(r["name"] == f["name"] and int(r["samples"]) == f["samples"]
+               and abs(float(r["percent"]) - f["percent"]) < 0.006
+               and r["module"] == f["module"] and (r["file"] or None) == f["file"],
+               f"CSV row {r} differs from {f}")
+    md = export(prof, "markdown").decode()
+    table = [l for l in md.splitlines() if l.startswith("|")]
+    expect(table[1].startswith("|--:"), f"no table header separator: {table[:2]}")
+    expect(all(l.count("|") - l.count("\\|") == 6 for l in table), f"ragged table: {md}")
+    expect(any("`hot_a`" in l for l in table), "markdown lacks hot_a")
+    for fmt in ("text", "json", "csv", "markdown", "gmon", "pprof"):
+        expect(export(prof, fmt) == export(prof, fmt), f"--format {fmt} is not deterministic")
+
+
+@case
+def csv_quotes_awkward_names(tmp):
+    # a member whose module path holds a comma and a quote
+    odd = os.path.join(tmp, 'a,b"c')
+    shutil.copy(wl("split"), odd)
+    prof = crafted(os.path.join(tmp, "q.prof", "1.prof"), exe=odd, symbol=["hot_a=7"])
+    rows = list(csv.reader(io.StringIO(export(os.path.dirname(prof), "csv").decode(), newline="")))
+    expect(rows[1][3] == odd and rows[1][1] == "hot_a" and rows[1][4] == "7", f"parsed back as {rows}")
+
+
+# ---------------------------------------------------------------- merge
+
+def functions(prof):
+    return {f["name"]: f["samples"] for f in report_json(prof)["functions"]}
+
+
+@case
+def merge_adds_counts_exactly(tmp):
+    a = crafted(os.path.join(tmp, "a.prof", "1.prof"), symbol=["hot_a=70000", "hot_b=3"],
+                outside=5, cpu_ms=700)
+    crafted(os.path.join(tmp, "a.prof", "2.prof"), symbol=["hot_a=1"], pid=101, cpu_ms=1)
+    b = crafted(os.path.join(tmp, "b.prof", "1.prof"), symbol=["hot_a=65536", "hot_b=200000"],
+                outside=7, cpu_ms=265)
+    out = os.path.join(tmp, "m.prof")
+    cp = run([PROFRUN, "merge", "-o", out, os.path.dirname(a), os.path.dirname(b)])
+    expect(cp.returncode == 0, f"merge: exit {cp.returncode}: {cp.stderr}")
+    expect(len(os.listdir(out)) == 1, f"one binary, but members {os.listdir(out)}")
+    rep = report_json(out)
+    f = {x["name"]: x["samples"] for x in rep["functions"]}
+    expect(f == {"hot_a": 70000 + 1 + 65536, "hot_b": 200003}, f"merged counts {f}")
+    expect(rep["samples"]["outside"] == 12 and rep["samples"]["total"] == 335540 + 12,
+           f"merged samples {rep['samples']}")
+    expect(abs(rep["cpu_seconds"] - 0.966) < 0.0015, f"cpu seconds {rep['cpu_seconds']}")
+    # merging into one of the inputs, and real runs: still the exact sum
+    r1 = record(tmp, "r1.prof", wl("split"), "3", "1", seconds="0.5")
+    r2 = record(tmp, "r2.prof", wl("split"), "1", "1", seconds="0.5")
+    want = {k: functions(r1).get(k, 0) + functions(r2).get(k, 0) for k in ("hot_a", "hot_b")}
+    cp = run([PROFRUN, "merge", "-o", r1, r1, r2])
+    expect(cp.returncode == 0, f"merge into an input: {cp.stderr}")
+    got = functions(r1)
+    expect(all(got.get(k, 0) == v for k, v in want.items()), f"merged {got}, expected {want}")
+
+
+@case
+def merge_refuses_another_binary(tmp):
+    a = record(tmp, "a.prof", wl("split"), "3", "1", seconds="0.3")
+    b = record(tmp, "b.prof", wl("split-nopie"), "3", "1", seconds="0.3")
+    out = os.path.join(tmp, "m.prof")
+    cp = run([PROFRUN, "merge", "-o", out, a, b])
+    line = one_line_error(cp, "merge of two binaries")
+    expect(cp.returncode == 2, f"exit {cp.returncode}, expected 2")
+    expect("another binary" in line and "--force" in line, f"message: {line}")
+    expect(not os.path.exists(out), "a refused merge wrote its output")
+    cp = run([PROFRUN, "merge", "--force", "-o", out, a, b])
+    expect(cp.returncode == 0, f"--force: exit {cp.returncode}: {cp.stderr}")
+    fa, fb, fm = functions(a), functions(b), functions(out)
+    for k in ("hot_a", "hot_b"):
+        expect(fm.get(k, 0) == fa.get(k, 0) + fb.get(k, 0), f"--force {k}: {fm} from {fa} + {fb}")
+    plain = os.path.join(tmp, "plain.txt")
+    with open(plain, "w") as f:
+        f.write("precious\n")
+    cp = run([PROFRUN, "merge", "-o", plain, a])
+    expect(cp.returncode == 2 and open(plain).read() == "precious\n", "merge replaced an ordinary file")
+    expect(run([PROFRUN, "merge", a]).returncode == 64, "merge without -o")
+
+
+# ---------------------------------------------------------------- diff
+
+def diff(*args):
+    return run([PROFRUN, "diff", *args])
+
+
+@case
+def diff_no_false_alarm_over_repeated_runs(tmp):
+    runs = [record(tmp, f"r{i}.prof", wl("stages")) for i in range(5)]
+    for i, r in enumerate(runs):
+        main = report_json(r)["samples"]["main"]
+        expect(main >= 400, f"run {i}: only {main} samples")
+    for a, b in itertools.combinations(runs, 2):
+        cp = diff("--format", "json", a, b)
+        expect(cp.returncode == 0, f"false alarm, {a} vs {b} (exit {cp.returncode}): {cp.stdout} {cp.stderr}")
+        d = json.loads(cp.stdout)
+        expect(d["regressions"] == 0 and d["fails"] is False, f"{a} vs {b}: {d['regressions']} regressions")
+
+
+@case
+def diff_catches_a_planted_4x_slowdown(tmp):
+    base = record(tmp, "base.prof", wl("stages"))
+    slow = record(tmp, "slow.prof", wl("stages"), "stage_sort", "4")
+    baseline = os.path.join(tmp, "baseline.json")
+    with open(baseline, "wb") as f:
+        f.write(export(base, "json"))
+    for b in (baseline, base):
+        cp = diff(b, slow)
+        expect(cp.returncode == 1, f"BASE {b}: exit {cp.returncode}, expected 1: {cp.stdout} {cp.stderr}")
+        last = cp.stdout.strip().splitlines()[-1]
+        expect("1 regression" in last and "stage_sort" in last, f"verdict: {last}")
+        d = json.loads(diff("--format", "json", b, slow).stdout)
+        flagged = [r["name"] for r in d["functions"] if r["status"] in ("regression", "new")]
+        expect(flagged == ["stage_sort"], f"flagged {flagged}")
+        row = [r for r in d["functions"] if r["name"] == "stage_sort"][0]
+        # 15% of the work made 4x: 60/145 = 41% of the new run
+        check_share(row["new_samples"], d["new"]["samples"], 60 / 145, "stage_sort after the slowdown")
+    md = diff("--format", "markdown", baseline, slow)
+    expect(md.returncode == 1 and "`stage_sort`" in md.stdout and "regression" in md.stdout,
+           f"markdown: {md.stdout}")
+    expect(diff("--fail-on=none", baseline, slow).returncode == 0, "--fail-on=none")
+    expect(diff("--fail-on=any", base, base).returncode == 0, "--fail-on=any on the same profile")
+    expect(diff("--threshold", "50", baseline, slow).returncode == 0, "--threshold 50 still flags")
+    # the slow run as BASE: the fix is named as an improvement (the other
+    # stages' shares grow in mirror, see docs/diff.md)
+    d = json.loads(diff("--format", "json", slow, base).stdout)
+    row = [r for r in d["functions"] if r["name"] == "stage_sort"][0]
+    expect(row["status"] == "improvement", f"the fix is {row['status']}")
+    expect(diff("--fail-on", "any", slow, base).returncode == 1, "--fail-on=any ignores an improvement")
+
+
+@case
+def diff_refuses_bad_baselines(tmp):
+    prof = crafted(os.path.join(tmp, "p.prof", "1.prof"), symbol=["hot_a=500", "hot_b=100"])
+    good = json.loads(export(os.path.dirname(prof), "json"))
+    bad = {
+        "other-schema.json": json.dumps(dict(good, schema="profrun-report/2")),
+        "no-schema.json": json.dumps({"functions": []}),
+        "garbage.json": "{ this is not json",
+        "truncated.json": json.dumps(good)[:40],
+        "wrong-types.json": json.dumps(dict(good, functions=[{"name": 3, "samples": "x"}])),
+        "too-many-samples.json": json.dumps(dict(good, samples={"total": 1, "main": 1, "outside": 0})),
+        "empty.json": "",
+    }
+    for name, text in bad.items():
+        path = os.path.join(tmp, name)
+        with open(path, "w") as f:
+            f.write(text)
+        for args in ((path, prof), (prof, path)):
+            cp = diff(*args)
+            line = one_line_error(cp, f"diff with {name}")
+            expect(cp.returncode == 2, f"{name}: exit {cp.returncode}, expected 2")
+            expect(name in line, f"{name}: message does not name the file: {line}")
+    cp = diff(os.path.join(tmp, "other-schema.json"), prof)
+    expect("profrun-report/2" in cp.stderr and "profrun-report/1" in cp.stderr, f"schema message: {cp.stderr}")
+    for args in ([prof], [prof, prof, prof], ["--threshold", "x", prof, prof],
+                 ["--fail-on", "sometimes", prof, prof], ["--format", "xml", prof, prof],
+                 ["--no-such", prof, prof], [os.path.join(tmp, "missing"), prof]):
+        cp = diff(*args)
+        expect(cp.returncode == 2, f"diff {args}: exit {cp.returncode}, expected 2")
+    cp = run([PROFRUN, "diff", "--help"])
+    expect(cp.returncode == 0 and "Exit status" in cp.stdout, "diff --help lacks exit codes")
+
+
+if __name__ == "__main__":
+    sys.exit(e2e.main(CASES, "e2e_ci.py"))

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/* stages [CPU_SECONDS [SLOW_STAGE FACTOR]]: a pipeline of five stages
+ * that take 40:25:15:12:8 of the CPU time by construction (the same loop
+ * body, iteration counts in that ratio, interleaved in small rounds).
+ * SLOW_STAGE (a stage name) does FACTOR times its work, as if a change
+ * had made it FACTOR times slower.  Prints one line and exits 0. */
+#include <stdio.h>
+#include <string.h>
+
+#include "common.h"
+
+volatile unsigned long workload_sink = 1;
+
+#define ROUND 20000UL
+
+#define STAGE(name)                                                         \
+	__attribute__((noipa)) void name(unsigned long n);                  \
+	__attribute__((noipa)) void name(unsigned long n)                   \
+	{                                                                   \
+		WORKLOAD_BODY(n);                                           \
+	}
+
+STAGE(stage_parse)
+STAGE(stage_hash)
+STAGE(stage_sort)
+STAGE(stage_compress)
+STAGE(stage_render)
+
+static const struct {
+	const char *name;
+	void (*fn)(unsigned long);
+	unsigned long weight;
+} stages[] = {
+	{ "stage_parse", stage_parse, 40 },
+	{ "stage_hash", stage_hash, 25 },
+	{ "stage_sort", stage_sort, 15 },
+	{ "stage_compress", stage_compress, 12 },
+	{ "stage_render", stage_render, 8 },
+};
+
+int
+main(int argc, char **argv)
+{
+	double seconds = arg_double(argc, argv, 1, 2.0);
+	const char *slow = argc > 2 ? argv[2] : "";
+	double factor = arg_double(argc, argv, 3, 1.0);
+	unsigned long work[5], rounds = 0;
+	double start = cpu_seconds();
+	size_t i;
+
+	for (i = 0; i < 5; i++) {
+		work[i] = stages[i].weight * ROUND;
+		if (strcmp(slow, stages[i].name) == 0)
+			work[i] = (unsigned long)((double)work[i] * factor);
+	}
+	while (cpu_seconds() - start < seconds) {
+		for (i = 0; i < 5; i++)
+			stages[i].fn(work[i]);
+		rounds++;
+	}
+	printf("stages done: %lu rounds\n", rounds);
+	return 0;
+}
