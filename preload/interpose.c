@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/gmon.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -25,6 +26,7 @@ typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 typedef int (*execveat_fn)(int, const char *, char *const[], char *const[],
 			   int);
 typedef sighandler_t (*signal_fn)(int, sighandler_t);
+typedef void (*monstartup_fn)(unsigned long, unsigned long);
 
 static fork_fn real_fork;
 static execve_fn real_execve, real_execvpe;
@@ -32,6 +34,7 @@ static execv_fn real_execv, real_execvp;
 static fexecve_fn real_fexecve;
 static execveat_fn real_execveat;
 static signal_fn real_signal;
+static monstartup_fn real___monstartup;
 
 /* Call real_<fn>, or fail with ENOSYS if it cannot be found. */
 #define CALL_REAL(fn, fail, ...) \
@@ -49,6 +52,7 @@ interpose_resolve_all(void)
 	REAL(fexecve);
 	REAL(execveat);
 	REAL(signal);
+	REAL(__monstartup);
 }
 
 /* ---------------------------------------------------------------- fork */
@@ -267,6 +271,17 @@ is_disarm(const struct itimerval *it)
 	       (it->it_value.tv_sec == 0 && it->it_value.tv_usec == 0);
 }
 
+/* The program's view: ITIMER_PROF disarmed while we own it.
+ * Async-signal-safe as getitimer is. */
+EXPORT int
+getitimer(__itimer_which_t which, struct itimerval *cur)
+{
+	if (which != ITIMER_PROF || !shim_owns_profile())
+		return CALL_REAL(getitimer, -1, which, cur);
+	memset(cur, 0, sizeof(*cur));
+	return 0;
+}
+
 /* Async-signal-safe as setitimer is. */
 EXPORT int
 setitimer(__itimer_which_t which, const struct itimerval *it,
@@ -302,4 +317,18 @@ profil(unsigned short *buf, size_t size, size_t offset, unsigned int scale)
 		return 0; /* the program never turned it on */
 	shim_rival(PROFRUN_F_RIVAL_PROFIL, "program called profil()");
 	return CALL_REAL(profil, -1, buf, size, offset, scale);
+}
+
+/* A -pg build's startup code (gcrt1.o) calls __monstartup, which starts
+ * gprof's own profil() from inside libc where no interposer sees it: step
+ * aside first, so that gmon.out gets every sample as without profrun.
+ * Not async-signal-safe (neither is __monstartup). */
+EXPORT void
+__monstartup(unsigned long lowpc, unsigned long highpc)
+{
+	if (shim_owns_profile())
+		shim_rival(PROFRUN_F_RIVAL_PROFIL,
+			   "program runs gprof's profil() itself (built with -pg)");
+	if (REAL(__monstartup) != NULL)
+		real___monstartup(lowpc, highpc);
 }

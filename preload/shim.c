@@ -23,6 +23,7 @@
 
 sigaction_fn real_sigaction;
 setitimer_fn real_setitimer;
+getitimer_fn real_getitimer;
 profil_fn real_profil;
 
 /* ---------------------------------------------------------------- settings */
@@ -165,6 +166,7 @@ resolve_all(void)
 {
 	REAL(sigaction);
 	REAL(setitimer);
+	REAL(getitimer);
 	REAL(profil);
 	interpose_resolve_all();
 }
@@ -253,6 +255,18 @@ profile_open(pid_t pid, pid_t ppid)
 	return 0;
 }
 
+/* Async-signal-safe. */
+void
+shim_check_takeover(void)
+{
+	if (g.state != SHIM_ON || getpid() != g.owner || !timer_taken_over())
+		return;
+	timer_forget();
+	mark_stopped(PROFRUN_F_RIVAL_SIGNAL,
+		     "SIGPROF was taken over without sigaction() or signal() "
+		     "(profil() inside libc, or a direct system call)");
+}
+
 /* ---------------------------------------------------------------- exit */
 /* on_exit() hook: finish the profile but keep counting (later exit
  * handlers and destructors still land in the file).  Async-signal-safe. */
@@ -263,9 +277,7 @@ on_exit_hook(int status, void *arg)
 
 	if (g.state == SHIM_OFF || getpid() != g.owner)
 		return;
-	if (g.state == SHIM_ON && !timer_handler_installed())
-		mark_stopped(PROFRUN_F_RIVAL_SIGNAL,
-			     "SIGPROF handler was replaced behind profrun's back");
+	shim_check_takeover();
 	writer_finish(g.hdr, PROFRUN_STATE_EXITED, status & 0xff);
 	errno = saved;
 }
@@ -278,6 +290,7 @@ static __thread bool fork_from_owner __attribute__((tls_model("initial-exec")));
 static void
 on_fork_prepare(void)
 {
+	shim_check_takeover();
 	fork_from_owner = g.state != SHIM_OFF && getpid() == g.owner;
 }
 
@@ -291,16 +304,18 @@ on_fork_child(void)
 	struct profrun_header *old = g.hdr;
 	uint64_t old_size = g.layout.file_size;
 	enum shim_state was = g.state;
+	int saved = errno; /* fork() returns 0 to the child with errno as is */
 
 	timer_fork_child();
 	g.state = SHIM_OFF;
-	if (was != SHIM_ON || !fork_from_owner)
-		return;
-	if (profile_open(getpid(), g.owner) < 0)
-		timer_stop();
-	if (g.hdr == old)
-		g.hdr = NULL;
-	munmap(old, old_size);
+	if (was == SHIM_ON && fork_from_owner) {
+		if (profile_open(getpid(), g.owner) < 0)
+			timer_stop();
+		if (g.hdr == old)
+			g.hdr = NULL;
+		munmap(old, old_size);
+	}
+	errno = saved;
 }
 
 /* ---------------------------------------------------------------- exec */
@@ -310,6 +325,7 @@ shim_exec_begin(void)
 {
 	if (g.state == SHIM_OFF || getpid() != g.owner)
 		return false;
+	shim_check_takeover();
 	if (g.state == SHIM_ON)
 		timer_stop();
 	writer_finish(g.hdr, PROFRUN_STATE_EXECED, -1);

@@ -37,10 +37,12 @@
  * the dynamic linker. */
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 typedef int (*setitimer_fn)(int, const struct itimerval *, struct itimerval *);
+typedef int (*getitimer_fn)(int, struct itimerval *);
 typedef int (*profil_fn)(unsigned short *, size_t, size_t, unsigned int);
 
 extern sigaction_fn real_sigaction;
 extern setitimer_fn real_setitimer;
+extern getitimer_fn real_getitimer;
 extern profil_fn real_profil;
 
 /* Resolve NAME into *SLOT (not async-signal-safe on first call; afterwards a
@@ -70,6 +72,13 @@ bool shim_owns_profile(void);
  * ITIMER_PROF or profil(): FLAG (PROFRUN_F_RIVAL_*) and NOTE go into the
  * file.  Async-signal-safe. */
 void shim_rival(uint32_t flag, const char *note);
+
+/* If SIGPROF's action is no longer ours although nothing went through our
+ * interposers (profil() called inside libc, as __monstartup's moncontrol
+ * does, or a direct system call), stop for good without touching the
+ * signal, the timer or profil(): they are the program's now.  Called before
+ * fork, before exec and at exit.  Async-signal-safe. */
+void shim_check_takeover(void);
 
 /* Before an exec: finish the profile (state EXECED) and switch profiling off
  * so that the new image never sees our timer.  Returns true if it did, in
@@ -187,11 +196,18 @@ void timer_stop(void);
  * threads.  Async-signal-safe. */
 void timer_fork_child(void);
 
-/* True while our handler is SIGPROF's action.  Async-signal-safe. */
-bool timer_handler_installed(void);
+/* True while we profile but SIGPROF's action is not our handler any more.
+ * Async-signal-safe. */
+bool timer_taken_over(void);
+
+/* Forget the timer and handler without touching them (they belong to
+ * whoever took them over).  Async-signal-safe. */
+void timer_forget(void);
 
 /* The SIGPROF action the program believes is installed, for sigaction()
- * queries and SIG_DFL/SIG_IGN requests while we profile.
+ * queries and SIG_DFL/SIG_IGN requests while we profile.  Setting it
+ * stores it as the kernel would report it back: with the flags and
+ * restorer the C library adds, without SIGKILL and SIGSTOP in the mask.
  * Async-signal-safe. */
 void timer_get_program_action(struct sigaction *sa);
 void timer_set_program_action(const struct sigaction *sa);

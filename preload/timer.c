@@ -25,6 +25,7 @@ static bool have_program_act;
 static bool running;
 static int inflight;		      /* handlers running right now */
 
+#define OUR_FLAGS (SA_SIGINFO | SA_RESTART) /* our handler's sa_flags */
 #define DRAIN_SPINS 100000 /* bound on waiting for in-flight handlers */
 
 /* Interrupted PC from the ucontext.  Async-signal-safe. */
@@ -96,9 +97,10 @@ arm_rate(struct profrun_header *h, uint32_t freq)
 		if (REAL(setitimer)(ITIMER_PROF, &it, NULL) < 0)
 			return -errno;
 	}
-	if (getitimer(ITIMER_PROF, &it) < 0)
+	if (REAL(getitimer)(ITIMER_PROF, &it) < 0)
 		return -errno;
 	h->rate_requested = freq;
+	h->tick_hz = hz;
 	h->interval_us = (uint32_t)(it.it_interval.tv_sec * 1000000 +
 				    it.it_interval.tv_usec);
 	if (hz != 0 && freq > hz)
@@ -122,7 +124,7 @@ arm_profil(const struct collect *c)
 		return -errno;
 	memset(&ours, 0, sizeof(ours));
 	ours.sa_sigaction = on_sigprof;
-	ours.sa_flags = SA_SIGINFO | SA_RESTART;
+	ours.sa_flags = OUR_FLAGS;
 	sigfillset(&ours.sa_mask);
 	if (REAL(sigaction)(SIGPROF, &ours, NULL) < 0)
 		return -errno;
@@ -137,7 +139,7 @@ timer_start(const struct collect *c, uint32_t freq)
 	int r;
 
 	if (REAL(profil) == NULL || REAL(sigaction) == NULL ||
-	    REAL(setitimer) == NULL)
+	    REAL(setitimer) == NULL || REAL(getitimer) == NULL)
 		return -ENOSYS;
 	if (!have_program_act) {
 		if (REAL(sigaction)(SIGPROF, NULL, &program_act) < 0)
@@ -185,13 +187,20 @@ timer_stop(void)
 
 /* Async-signal-safe. */
 bool
-timer_handler_installed(void)
+timer_taken_over(void)
 {
 	struct sigaction cur;
 
 	if (!running || REAL(sigaction)(SIGPROF, NULL, &cur) < 0)
 		return false;
-	return (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_sigprof;
+	return !(cur.sa_flags & SA_SIGINFO) || cur.sa_sigaction != on_sigprof;
+}
+
+/* Async-signal-safe. */
+void
+timer_forget(void)
+{
+	running = false;
 }
 
 /* Async-signal-safe. */
@@ -205,7 +214,22 @@ timer_get_program_action(struct sigaction *sa)
 void
 timer_set_program_action(const struct sigaction *sa)
 {
+	struct sigaction cur;
+	int added;
+
 	program_act = *sa;
+	sigdelset(&program_act.sa_mask, SIGKILL);
+	sigdelset(&program_act.sa_mask, SIGSTOP);
+	/* Our handler went in with exactly OUR_FLAGS: whatever else the
+	 * kernel reports for it (SA_RESTORER on x86) the C library adds to
+	 * every action, and the program would see it on its own too. */
+	if (!running || REAL(sigaction)(SIGPROF, NULL, &cur) < 0)
+		return;
+	added = cur.sa_flags & ~OUR_FLAGS;
+	if (added) {
+		program_act.sa_flags |= added;
+		program_act.sa_restorer = cur.sa_restorer;
+	}
 }
 
 /* Async-signal-safe. */

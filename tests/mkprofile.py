@@ -100,7 +100,7 @@ def build(a):
         wraps_off, hist_off, n,
         start, end, 0, a.bucket_size, 131072 // a.bucket_size,
         a.pid, a.ppid, strings_off,
-        strings_off + len(exe) if note else 0, len(bid), 0, bid,
+        strings_off + len(exe) if note else 0, len(bid), a.tick_hz, bid,
         a.rate, 1000000 // a.rate if a.rate else 0, 1, 2 if state else 0,
         cpu_ns, 0, 0, 0,
         main + a.outside, a.outside, 0,
@@ -131,6 +131,7 @@ def main():
     p.add_argument("--note", default="")
     p.add_argument("--cpu-ms", type=int, default=0)
     p.add_argument("--rate", type=int, default=1000)
+    p.add_argument("--tick-hz", type=int, default=0)
     p.add_argument("--pid", type=int, default=4242)
     p.add_argument("--ppid", type=int, default=1)
     p.add_argument("--build-id", default="auto")
