@@ -66,29 +66,37 @@ symbolize_each(struct report *r, struct symbolizer *sz)
 	return 0;
 }
 
+/* The rate is measured over the processes that finished and were profiled
+ * to the end: a process whose profiling stopped early used CPU time that
+ * no sample stands for. */
 static void
 compute_rate(struct report *r)
 {
+	const struct profile *p;
 	double cpu = 0, c;
 	uint64_t samples = 0;
 	size_t i;
 
 	r->cpu_seconds = 0;
 	for (i = 0; i < r->nprocs; i++) {
-		c = profile_cpu_seconds(r->procs[i].p);
+		p = r->procs[i].p;
+		c = profile_cpu_seconds(p);
 		if (c < 0) {
 			r->cpu_seconds = -1;
 			r->cut_short++;
 			continue;
 		}
-		cpu += c;
-		samples += r->procs[i].p->main + r->procs[i].p->outside;
+		r->cpu_known += c;
 		if (r->cpu_seconds >= 0)
 			r->cpu_seconds += c;
+		if (p->hdr.flags & PROFRUN_F_STOPPED)
+			continue;
+		cpu += c;
+		samples += p->main + p->outside;
 	}
 	r->requested_hz = r->procs[0].p->hdr.rate_requested;
 	r->armed_hz = profile_armed_hz(r->procs[0].p);
-	r->cpu_known = cpu;
+	r->rate_cpu = cpu;
 	r->rate_measured = cpu > 0;
 	r->rate_hz = r->rate_measured ? (double)samples / cpu : r->armed_hz;
 }
@@ -107,7 +115,9 @@ compute_totals(struct report *r)
 		r->complete = r->complete && profile_complete(p);
 		r->idle += p->main + p->outside == 0;
 		r->clipped = r->clipped || (p->hdr.flags & PROFRUN_F_RATE_CLIPPED);
+		r->stopped += (p->hdr.flags & PROFRUN_F_STOPPED) != 0;
 	}
+	r->tick_hz = r->procs[0].p->hdr.tick_hz;
 	r->total = r->main + r->outside;
 	compute_rate(r);
 }
@@ -167,39 +177,62 @@ report_percent(const struct report *r, uint64_t samples)
 	return r->total ? 100.0 * (double)samples / (double)r->total : 0;
 }
 
+/* Why a rival's flag stops profiling, when the shim left no note. */
 static const struct {
 	uint32_t flag;
 	const char *text;
-} flag_texts[] = {
-	{ PROFRUN_F_WRAP_OVERFLOW,
-	  "wrap table overflowed: the hottest counts are too low" },
-	{ PROFRUN_F_RIVAL_SIGNAL,
-	  "the program installed its own SIGPROF handler" },
-	{ PROFRUN_F_RIVAL_TIMER, "the program re-armed ITIMER_PROF" },
+} rival_texts[] = {
+	{ PROFRUN_F_RIVAL_SIGNAL, "the program installed its own SIGPROF handler" },
+	{ PROFRUN_F_RIVAL_TIMER, "the program armed ITIMER_PROF itself" },
 	{ PROFRUN_F_RIVAL_PROFIL, "the program called profil() itself" },
-	{ PROFRUN_F_STOPPED, "profiling stopped early" },
 };
+
+const char *
+report_stop_why(const struct profile *p)
+{
+	size_t i;
+
+	if (!(p->hdr.flags & PROFRUN_F_STOPPED))
+		return NULL;
+	if (p->note)
+		return p->note;
+	for (i = 0; i < sizeof(rival_texts) / sizeof(rival_texts[0]); i++)
+		if (p->hdr.flags & rival_texts[i].flag)
+			return rival_texts[i].text;
+	return "profiling stopped early";
+}
+
+const char *
+report_stop_reason(const struct profile *p, char *buf, size_t len)
+{
+	const char *why = report_stop_why(p);
+
+	if (!why)
+		return NULL;
+	snprintf(buf, len, "profile incomplete: %s; profrun stepped aside, "
+		 "later samples are missing", why);
+	return buf;
+}
 
 void
 report_problems(const struct profile *p, bool with_state,
 		void (*fn)(void *ctx, const char *line), void *ctx)
 {
 	char buf[512];
-	size_t i;
 
 	if (with_state && !profile_complete(p))
 		fn(ctx, profile_state_text(p));
-	for (i = 0; i < sizeof(flag_texts) / sizeof(flag_texts[0]); i++) {
-		if (p->hdr.flags & flag_texts[i].flag)
-			fn(ctx, flag_texts[i].text);
-	}
+	if (report_stop_reason(p, buf, sizeof(buf)))
+		fn(ctx, buf);
+	if (p->hdr.flags & PROFRUN_F_WRAP_OVERFLOW)
+		fn(ctx, "wrap table overflowed: the hottest counts are too low");
 	if (p->hdr.wraps_lost > 0) {
 		snprintf(buf, sizeof(buf),
 			 "%llu counter wraps lost (65536 samples each)",
 			 (unsigned long long)p->hdr.wraps_lost);
 		fn(ctx, buf);
 	}
-	if (p->note) {
+	if (p->note && !(p->hdr.flags & PROFRUN_F_STOPPED)) {
 		snprintf(buf, sizeof(buf), "note: %s", p->note);
 		fn(ctx, buf);
 	}

@@ -82,6 +82,22 @@ parse_long(const char *s, long min, long max, long *out)
 	return 0;
 }
 
+/* Without -F, a PROFRUN_FREQ inherited from the environment reaches every
+ * process of the run: refuse a bad one now rather than have each process
+ * warn about it. */
+static int
+check_inherited_freq(const struct run_opts *o)
+{
+	const char *env = getenv("PROFRUN_FREQ");
+	long v;
+
+	if (o->freq || !env || parse_long(env, 1, FREQ_MAX, &v) == 0)
+		return EXIT_OK;
+	cli_error("PROFRUN_FREQ: '%s' is not a rate between 1 and %ld Hz",
+		  env, FREQ_MAX);
+	return EXIT_USAGE;
+}
+
 static int
 parse_run_opts(int argc, char **argv, struct run_opts *o)
 {
@@ -142,7 +158,7 @@ parse_run_opts(int argc, char **argv, struct run_opts *o)
 		cli_error("no program to run (try 'profrun --help')");
 		return EXIT_USAGE;
 	}
-	return EXIT_OK;
+	return check_inherited_freq(o);
 }
 
 /* ------------------------------------------------------------------ shim */

@@ -97,6 +97,8 @@ json_process(const struct report *r, const struct proc *pr)
 	json_object_object_add(o, "exit",
 			       exited ? json_object_new_int(p->hdr.exit_code)
 				      : NULL);
+	json_object_object_add(o, "stopped_early",
+			       json_string_or_null(report_stop_why(p)));
 	if (r->opts->by_process)
 		json_object_object_add(o, "functions",
 				       json_functions(&pr->funcs,

@@ -68,10 +68,13 @@ print_identity(FILE *out, const struct report *r)
 	}
 	print_run_line(out, r);
 	for (i = 0; i < r->nprocs; i++) {
-		snprintf(prefix, sizeof(prefix), "  pid %d: ",
-			 r->procs[i].p->hdr.pid);
+		const struct profile *p = r->procs[i].p;
+
+		snprintf(prefix, sizeof(prefix), "  pid %d: ", p->hdr.pid);
 		c.prefix = prefix;
-		report_problems(r->procs[i].p, true, print_problem, &c);
+		/* how a process without samples ended is in the run line's
+		 * counts already: a line each would bury the rest */
+		report_problems(p, p->main + p->outside > 0, print_problem, &c);
 	}
 }
 
@@ -104,11 +107,18 @@ print_samples(FILE *out, const struct report *r)
 static void
 print_rate_line(FILE *out, const struct report *r)
 {
-	const char *clip = r->clipped ? ", above what the kernel delivers" : "";
+	char clip[80] = "";
 
+	if (r->clipped && r->tick_hz > 0)
+		snprintf(clip, sizeof(clip), ", above the kernel's %.0f Hz tick",
+			 r->tick_hz);
+	else if (r->clipped)
+		snprintf(clip, sizeof(clip), ", above what the kernel delivers");
 	if (!r->rate_measured) {
-		fprintf(out, "rate: CPU time unknown (cut short); seconds assume "
-			"the armed %.1f Hz (requested %.0f Hz%s)\n",
+		fprintf(out, "rate: %s; seconds assume the armed %.1f Hz "
+			"(requested %.0f Hz%s)\n",
+			r->cut_short ? "CPU time unknown (cut short)"
+				     : "not measured (profiling stopped early)",
 			r->armed_hz, r->requested_hz, clip);
 		return;
 	}
@@ -122,25 +132,33 @@ print_rate_line(FILE *out, const struct report *r)
 			r->nprocs - r->cut_short, r->cut_short);
 }
 
-/* Rate line, then one line for each significant shortfall. */
+/* Rate line, then one line for each significant shortfall.  The rate to
+ * expect is the armed one, or the kernel's tick when that is lower (and
+ * known): what is missing beyond that was lost, mostly to profiling
+ * signals of concurrent threads coalescing (README, Limits). */
 static void
 print_rate(FILE *out, const struct report *r)
 {
-	double expected, got;
+	double expected, got, cap = r->armed_hz;
 
 	print_rate_line(out, r);
 	if (r->armed_hz > 0 && r->armed_hz < r->requested_hz * 0.9)
 		fprintf(out, "  the kernel armed the timer at %.1f Hz, below "
 			"the requested %.0f Hz\n", r->armed_hz, r->requested_hz);
-	if (!r->rate_measured || r->clipped || r->cpu_known < RATE_MIN_CPU)
+	if (r->tick_hz > 0 && r->tick_hz < cap)
+		cap = r->tick_hz;
+	else if (r->clipped)
+		return; /* capped, but by how much is not known */
+	if (!r->rate_measured || r->rate_cpu < RATE_MIN_CPU || cap <= 0)
 		return;
-	expected = r->cpu_known * r->armed_hz;
-	got = r->rate_hz * r->cpu_known;
+	expected = r->rate_cpu * cap;
+	got = r->rate_hz * r->rate_cpu;
 	if (got < expected * RATE_SHORTFALL)
-		fprintf(out, "  only %.0f%% of the %.0f samples expected from "
-			"CPU time x %.0f Hz: signals of concurrent threads "
-			"coalesce, or the kernel's timer tick caps the rate\n",
-			100.0 * got / expected, expected, r->armed_hz);
+		fprintf(out, "  shortfall: %.0f samples, only %.0f%% of the %.0f "
+			"expected from CPU time x %.0f Hz: profiling signals of "
+			"concurrent threads coalesce, or threads block SIGPROF; "
+			"shares stay fair, the seconds are scaled to the rate "
+			"measured\n", got, 100.0 * got / expected, expected, cap);
 }
 
 /* ---------------------------------------------------------------- table */
@@ -204,13 +222,16 @@ print_table(FILE *out, const struct report *r, const struct func_list *l,
 
 static void
 print_functions(FILE *out, const struct report *r, const struct func_list *l,
-		uint64_t main, uint64_t outside)
+		uint64_t main, uint64_t outside, bool stopped)
 {
 	if (l->n > 0)
 		print_table(out, r, l, main + outside);
 	else if (outside > 0)
 		fprintf(out, "no samples in the executable's own code (all %"
 			PRIu64 " were outside it)\n", outside);
+	else if (main == 0 && stopped)
+		fprintf(out, "no samples were recorded before profiling "
+			"stopped\n");
 	else if (main == 0)
 		fprintf(out, "no samples were recorded (the program used less "
 			"CPU time than one sampling interval?)\n");
@@ -231,7 +252,8 @@ print_process(FILE *out, const struct report *r, const struct proc *pr)
 	}
 	fprintf(out, "samples: %" PRIu64 " in %s, %" PRIu64 " outside\n",
 		p->main, module_display(p->exe), p->outside);
-	print_functions(out, r, &pr->funcs, p->main, p->outside);
+	print_functions(out, r, &pr->funcs, p->main, p->outside,
+			(p->hdr.flags & PROFRUN_F_STOPPED) != 0);
 }
 
 int
@@ -247,7 +269,8 @@ report_text(const struct report *r, FILE *out)
 			print_process(out, r, &r->procs[i]);
 	} else {
 		fprintf(out, "\n");
-		print_functions(out, r, &r->funcs, r->main, r->outside);
+		print_functions(out, r, &r->funcs, r->main, r->outside,
+				r->stopped > 0);
 	}
 	fflush(out);
 	return ferror(out) ? -1 : 0;

@@ -25,12 +25,15 @@ struct report {
 	uint64_t total, main, outside; /* total = main + outside */
 	double cpu_seconds;	       /* -1 when unknown for any process */
 	double cpu_known;	       /* of the processes that finished */
+	double rate_cpu;	       /* of those, profiled to the end */
 	size_t cut_short;	       /* processes without known CPU time */
 	double rate_hz;		       /* effective, or armed when unknown */
 	bool rate_measured;	       /* rate_hz comes from CPU time */
 	double requested_hz;
 	double armed_hz;
 	bool clipped;	/* requested rate above what the kernel delivers */
+	double tick_hz;	/* the kernel's tick, the cap on the rate; 0 unknown */
+	size_t stopped;	/* processes whose profiling stopped early */
 	bool complete;	/* every process ended cleanly */
 	size_t idle;	/* processes without a single sample */
 	size_t nmodules; /* executables with samples */
@@ -48,9 +51,17 @@ double report_seconds(const struct report *r, uint64_t samples);
 /* Percent of all samples (inside and outside the executables). */
 double report_percent(const struct report *r, uint64_t samples);
 
+/* Why profiling of P stopped before the process ended; NULL when it did
+ * not stop. */
+const char *report_stop_why(const struct profile *p);
+
+/* Why profiling of P stopped before the process ended, as one line
+ * ("profile incomplete: ..."), into BUF; NULL when it did not stop. */
+const char *report_stop_reason(const struct profile *p, char *buf,
+			       size_t len);
+
 /* One-line descriptions of what went wrong in P (its state if WITH_STATE,
- * flags other than the rate, note); calls FN
- * once per line. */
+ * why profiling stopped early, lost counts); calls FN once per line. */
 void report_problems(const struct profile *p, bool with_state,
 		     void (*fn)(void *ctx, const char *line), void *ctx);
 

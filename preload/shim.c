@@ -139,7 +139,7 @@ apply_setting(const struct setting *s, const char *value)
 		v = strtoul(value, &end, 10);
 		if (errno || end == value || *end || value[0] == '-' || v == 0 ||
 		    v > SHIM_MAX_FREQ)
-			shim_warn("PROFRUN_FREQ is not a rate in 1..1000000 Hz; "
+			shim_warn("PROFRUN_FREQ is not a rate in 1..100000 Hz; "
 				  "using 100");
 		else
 			*(uint32_t *)s->dst = (uint32_t)v;

@@ -26,7 +26,7 @@
 #include "profrun/format.h"
 
 #define SHIM_DEFAULT_FREQ 100u	   /* profil()'s own rate (USER_HZ) */
-#define SHIM_MAX_FREQ 1000000u	   /* 1 µs interval */
+#define SHIM_MAX_FREQ 100000u	   /* as the CLI: far above any kernel tick */
 #define SHIM_NOTE_MAX 256u	   /* bytes reserved for the note string */
 #define SHIM_DEFAULT_OUTPUT "profrun.prof"
 

@@ -100,7 +100,7 @@ def build(a):
         wraps_off, hist_off, n,
         start, end, 0, a.bucket_size, 131072 // a.bucket_size,
         a.pid, a.ppid, strings_off,
-        strings_off + len(exe) if note else 0, len(bid), a.tick_hz, bid,
+        strings_off + len(exe) if note else 0, len(bid), getattr(a, "tick_hz", 0), bid,
         a.rate, 1000000 // a.rate if a.rate else 0, 1, 2 if state else 0,
         cpu_ns, 0, 0, 0,
         main + a.outside, a.outside, 0,
