@@ -381,6 +381,7 @@ def bad_command_lines_exit_64(tmp):
 
 
 def main(cases=CASES, prog="e2e.py"):
+    """Run the case named on the command line (shared with e2e_runs.py)."""
     if len(sys.argv) != 2 or sys.argv[1] not in cases:
         print(f"usage: {prog} CASE\ncases: {' '.join(sorted(cases))}", file=sys.stderr)
         return 2
