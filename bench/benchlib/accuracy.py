@@ -70,8 +70,8 @@ def thread_capture(ctx, rate_hz):
     expected = cpu * rate_hz
     return (f"- threads (4 threads, 2 cores, `-F 1000`): {main} samples in the program "
             f"over {cpu:.2f} CPU-s; at the measured {rate_hz:.0f} Hz tick that is "
-            f"{100 * main / expected:.0f}% of CPU time × rate (ITIMER_PROF signals "
-            "coalesce when several threads are busy).")
+            f"{100 * main / expected:.0f}% of CPU time × rate (ITIMER_PROF expirations "
+            "can coalesce when several threads are busy).")
 
 
 def profrun_rows(ctx, exe):

@@ -88,14 +88,16 @@ def record_all(inputs):
 
 def compare(inputs, label, peer_cmd, pairs):
     print(f"  report: profrun report vs {label}", file=sys.stderr)
-    runs_peer, runs_profrun = measure.alternate(peer_cmd, profrun_report(inputs), pairs)
+    runs_peer, runs_profrun = measure.alternate(peer_cmd, profrun_report(inputs), pairs,
+                                                early_stop=True)
     ratio = measure.pair_ratios(runs_peer, runs_profrun, "wall")
     verdict = "met" if ratio.median <= 1.0 else "missed"
     return [label, fmt_ratio(ratio),
             f"{1000 * measure.median_of(runs_profrun, 'wall'):.1f} ms",
             f"{1000 * measure.median_of(runs_peer, 'wall'):.1f} ms",
             f"{measure.median_of(runs_profrun, 'maxrss_kb')} / "
-            f"{measure.median_of(runs_peer, 'maxrss_kb')}", str(pairs)], verdict, runs_profrun
+            f"{measure.median_of(runs_peer, 'maxrss_kb')}", str(len(runs_peer))], verdict, \
+        runs_profrun
 
 
 def run(ctx):
