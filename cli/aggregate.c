@@ -45,7 +45,7 @@ symbolize_merged(struct report *r, struct symbolizer *sz)
 		return -1;
 	for (i = 0; i < set.n && ret == 0; i++)
 		ret = symbolize(sz, set.v[i].ref, set.v[i].samples, set.v[i].n,
-				&r->funcs);
+				&r->funcs, &r->lines);
 	image_set_fini(&set);
 	return ret;
 }
@@ -58,10 +58,12 @@ symbolize_each(struct report *r, struct symbolizer *sz)
 
 	for (i = 0; i < r->nprocs; i++) {
 		pr = &r->procs[i];
+		pr->lines.key = KEY_LINE_CALLER;
 		if (symbolize(sz, pr->p, pr->p->samples, pr->p->nsamples,
-			      &pr->funcs))
+			      &pr->funcs, &pr->lines))
 			return -1;
 		func_list_finish(&pr->funcs);
+		func_list_finish(&pr->lines);
 	}
 	return 0;
 }
@@ -122,11 +124,27 @@ compute_totals(struct report *r)
 	compute_rate(r);
 }
 
+struct sym_opts
+report_sym_opts(const struct report_opts *opts)
+{
+	struct sym_opts o = {
+		.force = opts->force,
+		.demangle = !opts->no_demangle,
+		.inlines = opts->inlines,
+		.lines = opts->lines,
+		.debug_dirs = (const char *const *)opts->debug_dirs,
+		.ndebug_dirs = opts->ndebug_dirs,
+	};
+
+	return o;
+}
+
 int
 report_build(struct report *r, const struct run *run,
 	     const struct report_opts *opts)
 {
 	struct symbolizer *sz;
+	struct sym_opts so;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
@@ -137,7 +155,9 @@ report_build(struct report *r, const struct run *run,
 		return -1;
 	}
 	compute_totals(r);
-	sz = symbolizer_new(opts->force);
+	r->lines.key = KEY_LINE_CALLER;
+	so = report_sym_opts(opts);
+	sz = symbolizer_new(&so);
 	ret = sz ? symbolize_merged(r, sz) : -1;
 	if (!sz)
 		cli_error("%s: out of memory", run->path);
@@ -149,6 +169,7 @@ report_build(struct report *r, const struct run *run,
 		return -1;
 	}
 	func_list_finish(&r->funcs);
+	func_list_finish(&r->lines);
 	r->nmodules = func_list_modules(&r->funcs);
 	return 0;
 }
@@ -158,11 +179,24 @@ report_fini(struct report *r)
 {
 	size_t i;
 
-	for (i = 0; i < r->nprocs; i++)
+	for (i = 0; i < r->nprocs; i++) {
 		func_list_fini(&r->procs[i].funcs);
+		func_list_fini(&r->procs[i].lines);
+	}
 	free(r->procs);
 	func_list_fini(&r->funcs);
+	func_list_fini(&r->lines);
 	memset(r, 0, sizeof(*r));
+}
+
+void
+report_lines_by_place(struct report *r)
+{
+	size_t i;
+
+	func_list_regroup(&r->lines, KEY_LINE);
+	for (i = 0; i < r->nprocs; i++)
+		func_list_regroup(&r->procs[i].lines, KEY_LINE);
 }
 
 double

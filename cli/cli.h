@@ -23,6 +23,9 @@ int cmd_merge(int argc, char **argv);
 /* `profrun diff BASE NEW`; argv[0] is "diff". */
 int cmd_diff(int argc, char **argv);
 
+/* `profrun annotate [OPTIONS] [FUNCTION...] PROFILE`. */
+int cmd_annotate(int argc, char **argv);
+
 /* `profrun [OPTIONS] [--] PROGRAM [ARGS...]`. */
 int cmd_run(int argc, char **argv);
 
@@ -33,6 +36,11 @@ struct report_opts {
 	bool force;	    /* report even when the binary's build-id changed */
 	bool by_process;    /* one section per process */
 	long pid;	    /* only this process; 0 = all */
+	bool lines;	    /* also the profile by source line */
+	bool inlines;	    /* split functions among their inlined callees */
+	bool no_demangle;   /* raw symbol names */
+	const char **debug_dirs; /* --debug-dir, in order */
+	size_t ndebug_dirs;
 };
 
 /* Print the report of PATH (a run directory or one member file) to OUT.

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "export.h"
+#include "options.h"
 #include "report.h"
 
 static const char report_usage[] =
@@ -28,25 +29,31 @@ static const char report_usage[] =
 	"                        gmon      gmon.out for 'gprof -p BINARY FILE'\n"
 	"                        pprof     gzipped profile.proto for pprof\n"
 	"  -o, --output FILE   write to FILE instead of stdout\n"
-	"  --top N             show only the N hottest functions\n"
+	"  --top N             show only the N hottest functions (and lines)\n"
+	"  --lines             also the profile by source line (file:line),\n"
+	"                      each line with the innermost function it\n"
+	"                      belongs to (an inlined helper's, not its caller's)\n"
+	"  --inline            split each function's samples among the\n"
+	"                      functions inlined into it, shown as\n"
+	"                      \"helper [inlined into caller]\"\n"
 	"  --by-process        one section per process instead of merging\n"
-	"  --pid N             only the process N\n"
-	"  --force             report even if the binary's build-id changed\n"
+	SYMBOL_OPTIONS_HELP
 	"  -h, --help          show this help\n"
+	"\n"
+	"Debug information is found in the binary, through .gnu_debuglink and\n"
+	"the build-id tree (/usr/lib/debug and each --debug-dir), and, when\n"
+	"DEBUGINFOD_URLS is set, from debuginfod servers.\n"
 	"\n"
 	"Exit status: 0 success, 1 unusable profile or binary, 64 usage "
 	"error.\n";
 
 enum {
-	OPT_FORMAT = 256,
+	OPT_FORMAT = OPT_OWN,
 	OPT_TOP,
-	OPT_FORCE,
 	OPT_BY_PROCESS,
-	OPT_PID,
+	OPT_LINES,
+	OPT_INLINE,
 };
-
-/* The argument getopt_long looked at last, for messages. */
-static const char *last_arg = "?";
 
 /* -o FILE, or NULL for stdout. */
 static const char *report_output;
@@ -55,47 +62,13 @@ static const struct option report_options[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "output", required_argument, NULL, 'o' },
 	{ "top", required_argument, NULL, OPT_TOP },
-	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "by-process", no_argument, NULL, OPT_BY_PROCESS },
-	{ "pid", required_argument, NULL, OPT_PID },
+	{ "lines", no_argument, NULL, OPT_LINES },
+	{ "inline", no_argument, NULL, OPT_INLINE },
+	SYMBOL_OPTIONS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
-
-/* A decimal number in [MIN, MAX], or -1 (MIN is at least 0). */
-static long
-parse_number(const char *s, long min, long max)
-{
-	char *end;
-	long v;
-
-	if (s[0] < '0' || s[0] > '9')
-		return -1;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -1;
-	return v;
-}
-
-static int
-usage_error(const char *what, const char *arg)
-{
-	cli_error("report: %s '%s' (see profrun report --help)", what, arg);
-	return EXIT_USAGE;
-}
-
-/* The option getopt_long just rejected. */
-static const char *
-bad_option(void)
-{
-	static char buf[3];
-
-	if (optopt == 0 || optopt >= 256)
-		return optind > 0 ? last_arg : "?";
-	snprintf(buf, sizeof(buf), "-%c", optopt);
-	return buf;
-}
 
 /* Returns -1 to go on, or the exit status. */
 static int
@@ -106,37 +79,34 @@ parse_option(int c, struct report_opts *opts)
 	switch (c) {
 	case OPT_FORMAT:
 		if (!report_format_find(optarg))
-			return usage_error("unknown format", optarg);
+			return opt_usage_error("report", "unknown format", optarg);
 		opts->format = optarg;
 		return -1;
 	case OPT_TOP:
-		v = parse_number(optarg, 1, INT_MAX);
+		v = opt_number(optarg, 1, INT_MAX);
 		if (v < 0)
-			return usage_error("--top needs a number >= 1, not", optarg);
+			return opt_usage_error("report",
+					       "--top needs a number >= 1, not",
+					       optarg);
 		opts->top = (int)v;
 		return -1;
 	case 'o':
 		report_output = optarg;
 		return -1;
-	case OPT_FORCE:
-		opts->force = true;
-		return -1;
 	case OPT_BY_PROCESS:
 		opts->by_process = true;
 		return -1;
-	case OPT_PID:
-		v = parse_number(optarg, 1, INT_MAX);
-		if (v < 0)
-			return usage_error("--pid needs a process id, not", optarg);
-		opts->pid = v;
+	case OPT_LINES:
+		opts->lines = true;
+		return -1;
+	case OPT_INLINE:
+		opts->inlines = true;
 		return -1;
 	case 'h':
 		fputs(report_usage, stdout);
 		return EXIT_OK;
-	case ':':
-		return usage_error("missing value for", bad_option());
 	default:
-		return usage_error("unknown option", bad_option());
+		return opt_usage_error("report", "unknown option", "?");
 	}
 }
 
@@ -147,22 +117,26 @@ int
 cmd_report(int argc, char **argv)
 {
 	struct report_opts opts = { .format = "text" };
-	int c, ret;
+	int c, ret = -1;
 
 	optind = 0; /* full reset: main may have used getopt already */
 	opterr = 0;
 	report_output = NULL;
-	while ((c = getopt_long(argc, argv, ":ho:", report_options, NULL)) != -1) {
-		last_arg = argv[optind - 1];
-		ret = parse_option(c, &opts);
-		if (ret >= 0)
-			return ret;
+	while (ret < 0 && (c = getopt_long(argc, argv, ":ho:", report_options,
+					   NULL)) != -1) {
+		ret = opt_shared("report", c, argv[optind - 1], &opts);
+		if (ret == -2)
+			ret = parse_option(c, &opts);
 	}
-	if (optind == argc) {
+	if (ret < 0 && optind == argc) {
 		cli_error("report: missing PROFILE (see profrun report --help)");
-		return EXIT_USAGE;
+		ret = EXIT_USAGE;
 	}
-	return report_to_file(argv + optind, (size_t)(argc - optind), &opts);
+	if (ret < 0)
+		ret = report_to_file(argv + optind, (size_t)(argc - optind),
+				     &opts);
+	opt_fini(&opts);
+	return ret;
 }
 
 /* Write the report to -o FILE, or stdout. */
@@ -211,6 +185,7 @@ report_paths(char *const *paths, size_t n, const struct report_opts *opts,
 		run_fini(&run);
 		return EXIT_FAIL;
 	}
+	report_lines_by_place(&r);
 	ret = report_write(&r, opts->format, out);
 	if (ret && ferror(out))
 		cli_error("%s: cannot write the report", run.path);

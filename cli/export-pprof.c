@@ -209,7 +209,7 @@ add_image(struct pprof *pp, const struct image *im, uint64_t mapping)
 	size_t i, k = 0;
 
 	add_mapping(pp, im, mapping);
-	if (symbolize(pp->sz, im->ref, im->samples, im->n, &funcs))
+	if (symbolize(pp->sz, im->ref, im->samples, im->n, &funcs, NULL))
 		return -1;
 	for (i = 0; i < im->n && pp->err == 0; i++) {
 		s = &im->samples[i];
@@ -284,12 +284,15 @@ export_pprof(const struct report *r, FILE *out)
 {
 	struct pprof pp = { .r = r };
 	struct pbuf raw = { 0 }, gz = { 0 };
+	struct sym_opts so;
 	int ret;
 
 	pp.period = (uint64_t)(1e9 / (r->rate_hz > 0 ? r->rate_hz : 100) + 0.5);
 	strtab_init(&pp.strings);
 	strtab_init(&pp.fkeys);
-	pp.sz = symbolizer_new(r->opts->force);
+	so = report_sym_opts(r->opts);
+	so.inlines = so.lines = false; /* one function per address */
+	pp.sz = symbolizer_new(&so);
 	ret = pp.sz ? pprof_build(&pp, &raw) : -1;
 	if (ret == 0 && gzip_buffer(&raw, &gz)) {
 		cli_error("%s: cannot compress the profile", r->run->path);

@@ -152,7 +152,9 @@ static int
 merge_foreign(struct merge *m)
 {
 	struct image *im = ref_image(m);
-	struct symbolizer *sz = symbolizer_new(true);
+	/* raw names: they are matched against the reference's symbols */
+	struct sym_opts so = { .force = true };
+	struct symbolizer *sz = symbolizer_new(&so);
 	struct func_list funcs = { 0 };
 	struct elf_funcs names;
 	size_t i;
@@ -164,7 +166,7 @@ merge_foreign(struct merge *m)
 		ret = 0;
 		for (i = 0; ret == 0 && i < m->nforeign; i++) {
 			ret = symbolize(sz, m->foreign[i], m->foreign[i]->samples,
-					m->foreign[i]->nsamples, &funcs);
+					m->foreign[i]->nsamples, &funcs, NULL);
 			im->outside += m->foreign[i]->outside;
 		}
 		if (ret == 0 && add_by_name(im, &funcs, &names))

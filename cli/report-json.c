@@ -42,12 +42,36 @@ json_function(const struct func *f, uint64_t total)
 			       f->file && f->line > 0
 				       ? json_object_new_int(f->line)
 				       : NULL);
+	if (f->caller)
+		json_object_object_add(o, "inlined_into",
+				       json_object_new_string(f->caller));
 	return o;
 }
 
-/* The functions, at most opts->top of them (0: all). */
+/* One source line (--lines): where, the innermost function, samples. */
 static json_object *
-json_functions(const struct func_list *l, uint64_t total, int top)
+json_line(const struct func *f, uint64_t total)
+{
+	json_object *o = json_object_new_object();
+	double pct = total ? 100.0 * (double)f->samples / (double)total : 0;
+
+	json_object_object_add(o, "file", json_string_or_null(f->file));
+	json_object_object_add(o, "line",
+			       f->file && f->line > 0
+				       ? json_object_new_int(f->line)
+				       : NULL);
+	json_object_object_add(o, "function", json_object_new_string(f->name));
+	json_object_object_add(o, "symbol", json_object_new_string(f->symbol));
+	json_object_object_add(o, "module", json_object_new_string(f->module));
+	json_object_object_add(o, "samples", json_object_new_uint64(f->samples));
+	json_object_object_add(o, "percent", json_fixed(pct, 2));
+	return o;
+}
+
+/* The entries of L, at most TOP of them (0: all), made by FN. */
+static json_object *
+json_entries(const struct func_list *l, uint64_t total, int top,
+	     json_object *(*fn)(const struct func *f, uint64_t total))
 {
 	json_object *a = json_object_new_array();
 	size_t i, n = l->n;
@@ -55,8 +79,20 @@ json_functions(const struct func_list *l, uint64_t total, int top)
 	if (top > 0 && (size_t)top < n)
 		n = (size_t)top;
 	for (i = 0; i < n; i++)
-		json_object_array_add(a, json_function(&l->v[i], total));
+		json_object_array_add(a, fn(&l->v[i], total));
 	return a;
+}
+
+static json_object *
+json_functions(const struct func_list *l, uint64_t total, int top)
+{
+	return json_entries(l, total, top, json_function);
+}
+
+static json_object *
+json_lines(const struct func_list *l, uint64_t total, int top)
+{
+	return json_entries(l, total, top, json_line);
 }
 
 /* With --top: what the list leaves out, so nothing goes unaccounted. */
@@ -104,6 +140,11 @@ json_process(const struct report *r, const struct proc *pr)
 				       json_functions(&pr->funcs,
 						      p->main + p->outside,
 						      r->opts->top));
+	if (r->opts->by_process && r->opts->lines)
+		json_object_object_add(o, "lines",
+				       json_lines(&pr->lines,
+						  p->main + p->outside,
+						  r->opts->top));
 	return o;
 }
 
@@ -132,6 +173,10 @@ json_report(const struct report *r)
 	json_object_object_add(o, "processes", procs);
 	json_object_object_add(o, "functions",
 			       json_functions(&r->funcs, r->total, r->opts->top));
+	if (r->opts->lines)
+		json_object_object_add(o, "lines",
+				       json_lines(&r->lines, r->total,
+						  r->opts->top));
 	if (r->opts->top > 0 && (size_t)r->opts->top < r->funcs.n)
 		json_object_object_add(o, "omitted",
 				       json_omitted(&r->funcs, r->opts->top));

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The text report: a short header, then a flat profile table. */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -176,22 +177,34 @@ name_width(const struct func_list *l, size_t rows)
 	return w > NAME_WIDTH_MAX ? NAME_WIDTH_MAX : (int)w;
 }
 
-static void
-print_row(FILE *out, const struct report *r, const struct func *f,
-	  uint64_t total, bool modules, int width)
+static const char *
+base_name(const char *path)
 {
-	const char *base;
+	const char *slash = strrchr(path, '/');
 
+	return slash ? slash + 1 : path;
+}
+
+/* The columns every row starts with. */
+static void
+print_counts(FILE *out, const struct report *r, const struct func *f,
+	     uint64_t total, bool modules)
+{
 	fprintf(out, "%7.2f %10" PRIu64 " %9.3f  ",
 		total ? 100.0 * (double)f->samples / (double)total : 0,
 		f->samples, report_seconds(r, f->samples));
 	if (modules)
 		fprintf(out, "%-16s ", module_display(f->module));
+}
+
+static void
+print_row(FILE *out, const struct report *r, const struct func *f,
+	  uint64_t total, bool modules, int width)
+{
+	print_counts(out, r, f, total, modules);
 	fprintf(out, "%-*s", f->file ? width : 0, f->name);
-	if (f->file) {
-		base = strrchr(f->file, '/');
-		fprintf(out, "  %s:%d", base ? base + 1 : f->file, f->line);
-	}
+	if (f->file)
+		fprintf(out, "  %s:%d", base_name(f->file), f->line);
 	fprintf(out, "\n");
 }
 
@@ -201,7 +214,6 @@ print_table(FILE *out, const struct report *r, const struct func_list *l,
 {
 	bool modules = func_list_modules(l) > 1;
 	size_t rows = l->n, i;
-	uint64_t rest = 0;
 	int width;
 
 	if (r->opts->top > 0 && (size_t)r->opts->top < rows)
@@ -213,19 +225,81 @@ print_table(FILE *out, const struct report *r, const struct func_list *l,
 	fprintf(out, "%-*s  %s\n", width, "function", "file:line");
 	for (i = 0; i < rows; i++)
 		print_row(out, r, &l->v[i], total, modules, width);
-	for (i = rows; i < l->n; i++)
-		rest += l->v[i].samples;
 	if (rows < l->n)
 		fprintf(out, "... %zu more functions (%" PRIu64 " samples)\n",
-			l->n - rows, rest);
+			l->n - rows, func_list_samples(l, rows));
+}
+
+/* The "file:line" column: the file's base name. */
+static int
+place_width(const struct func_list *l, size_t rows)
+{
+	size_t i, w = 9;
+	int len;
+
+	for (i = 0; i < rows; i++) {
+		len = l->v[i].file ? snprintf(NULL, 0, "%s:%d",
+					      base_name(l->v[i].file),
+					      l->v[i].line)
+				   : 1;
+		if ((size_t)len > w)
+			w = (size_t)len;
+	}
+	return w > NAME_WIDTH_MAX ? NAME_WIDTH_MAX : (int)w;
 }
 
 static void
-print_functions(FILE *out, const struct report *r, const struct func_list *l,
+print_line_row(FILE *out, const struct report *r, const struct func *f,
+	       uint64_t total, bool modules, int width)
+{
+	char place[PATH_MAX + 16];
+
+	print_counts(out, r, f, total, modules);
+	if (f->file)
+		snprintf(place, sizeof(place), "%s:%d", base_name(f->file),
+			 f->line);
+	else
+		snprintf(place, sizeof(place), "?");
+	fprintf(out, "%-*s  %s\n", width, place, f->name);
+}
+
+/* The profile by source line (--lines). */
+static void
+print_lines(FILE *out, const struct report *r, const struct func_list *l,
+	    uint64_t total)
+{
+	bool modules = func_list_modules(l) > 1;
+	size_t rows = l->n, i;
+	int width;
+
+	if (l->n == 0)
+		return;
+	if (r->opts->top > 0 && (size_t)r->opts->top < rows)
+		rows = (size_t)r->opts->top;
+	width = place_width(l, rows);
+	fprintf(out, "\nby source line:\n%7s %10s %9s  ", "%", "samples",
+		"seconds");
+	if (modules)
+		fprintf(out, "%-16s ", "module");
+	fprintf(out, "%-*s  %s\n", width, "file:line", "function");
+	for (i = 0; i < rows; i++)
+		print_line_row(out, r, &l->v[i], total, modules, width);
+	if (rows < l->n)
+		fprintf(out, "... %zu more lines (%" PRIu64 " samples)\n",
+			l->n - rows, func_list_samples(l, rows));
+}
+
+static void
+print_functions(FILE *out, const struct report *r, const struct proc *pr,
 		uint64_t main, uint64_t outside, bool stopped)
 {
-	if (l->n > 0)
+	const struct func_list *l = pr ? &pr->funcs : &r->funcs;
+
+	if (l->n > 0) {
 		print_table(out, r, l, main + outside);
+		print_lines(out, r, pr ? &pr->lines : &r->lines,
+			    main + outside);
+	}
 	else if (outside > 0)
 		fprintf(out, "no samples in the executable's own code (all %"
 			PRIu64 " were outside it)\n", outside);
@@ -252,7 +326,7 @@ print_process(FILE *out, const struct report *r, const struct proc *pr)
 	}
 	fprintf(out, "samples: %" PRIu64 " in %s, %" PRIu64 " outside\n",
 		p->main, module_display(p->exe), p->outside);
-	print_functions(out, r, &pr->funcs, p->main, p->outside,
+	print_functions(out, r, pr, p->main, p->outside,
 			(p->hdr.flags & PROFRUN_F_STOPPED) != 0);
 }
 
@@ -269,7 +343,7 @@ report_text(const struct report *r, FILE *out)
 			print_process(out, r, &r->procs[i]);
 	} else {
 		fprintf(out, "\n");
-		print_functions(out, r, &r->funcs, r->main, r->outside,
+		print_functions(out, r, NULL, r->main, r->outside,
 				r->stopped > 0);
 	}
 	fflush(out);

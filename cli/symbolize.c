@@ -24,6 +24,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "debuginfo.h"
+#include "demangle.h"
+#include "source.h"
 #include "symbolize.h"
 
 /* Unknown buckets further apart than this start a new range. */
@@ -32,6 +35,7 @@
 struct sym {
 	uint64_t start, end; /* link-time [start, end) */
 	const char *name;    /* owned by libdwfl */
+	const char *shown;   /* demangled, or name */
 	int rank;	     /* lower is preferred among aliases */
 	bool sizeless;
 	bool src_done;
@@ -50,20 +54,13 @@ struct module {
 	struct sym *syms;
 	size_t nsyms;
 	bool refused; /* build-id mismatch without --force */
+	struct src_cache src; /* lines and inlined functions, by address */
+	struct strmap shown;  /* raw name -> shown name */
 };
 
 struct symbolizer {
-	bool force;
+	struct sym_opts opts;
 	struct module *modules;
-};
-
-static char *debuginfo_path;
-
-static const Dwfl_Callbacks offline_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-	.debuginfo_path = &debuginfo_path,
 };
 
 const char *
@@ -230,100 +227,14 @@ sym_lookup(const struct module *m, uint64_t addr, long *gap)
 	return NULL;
 }
 
-/* Remove "." and "dir/.." components of absolute PATH, in place. */
-static void
-normalize_path(char *path)
-{
-	char *out = path, *in = path, *seg;
-	size_t len;
-
-	while (*in) {
-		while (*in == '/')
-			in++;
-		seg = in;
-		while (*in && *in != '/')
-			in++;
-		len = (size_t)(in - seg);
-		if (len == 0 || (len == 1 && seg[0] == '.'))
-			continue;
-		if (len == 2 && seg[0] == '.' && seg[1] == '.') {
-			while (out > path && *--out != '/')
-				;
-			continue;
-		}
-		*out++ = '/';
-		memmove(out, seg, len);
-		out += len;
-	}
-	if (out == path)
-		*out++ = '/';
-	*out = '\0';
-}
-
-/* FILE made absolute with the compilation directory of LINE. */
-static char *
-absolute_source(Dwfl_Line *line, const char *file)
-{
-	const char *dir = file[0] == '/' ? NULL : dwfl_line_comp_dir(line);
-	char *s;
-
-	if (!dir || dir[0] != '/')
-		return strdup(file);
-	if (asprintf(&s, "%s/%s", dir, file) < 0)
-		return NULL;
-	normalize_path(s);
-	return s;
-}
-
-/* Without a line table entry: the declaration of the subprogram whose
- * code holds ADDR (DW_AT_decl_file, DW_AT_decl_line). */
-static void
-decl_source(struct module *m, struct sym *y, Dwarf_Addr addr)
-{
-	Dwarf_Addr bias;
-	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, addr, &bias);
-	Dwarf_Die *scopes = NULL;
-	const char *file;
-	int i, n, lineno = 0;
-
-	if (!cu)
-		return;
-	n = dwarf_getscopes(cu, addr - bias, &scopes);
-	for (i = 0; i < n; i++) {
-		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
-			continue;
-		file = dwarf_decl_file(&scopes[i]);
-		if (file && dwarf_decl_line(&scopes[i], &lineno) == 0) {
-			y->file = strdup(file);
-			y->line = y->file ? lineno : 0;
-		}
-		break;
-	}
-	free(scopes);
-}
-
-/* File and line of the function's entry, from the line table, else from
- * the function's declaration. */
+/* File and line of the function's entry. */
 static void
 sym_source(struct module *m, struct sym *y)
 {
-	Dwarf_Addr addr = y->start + m->bias;
-	Dwfl_Line *line;
-	const char *file = NULL;
-	int lineno = 0;
-
 	if (y->src_done || !m->mod)
 		return;
 	y->src_done = true;
-	line = dwfl_module_getsrc(m->mod, addr);
-	if (line)
-		file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
-	if (!file) {
-		decl_source(m, y, addr);
-		return;
-	}
-	y->file = absolute_source(line, file);
-	y->line = y->file ? lineno : 0;
+	src_entry(m->mod, y->start + m->bias, &y->file, &y->line);
 }
 
 /* ---------------------------------------------------------------- modules */
@@ -336,6 +247,8 @@ module_free(struct module *m)
 	for (i = 0; i < m->nsyms; i++)
 		free(m->syms[i].file);
 	free(m->syms);
+	src_cache_fini(&m->src);
+	strmap_fini(&m->shown, free);
 	if (m->dwfl)
 		dwfl_end(m->dwfl);
 	free(m->exe);
@@ -390,8 +303,6 @@ check_build_id(struct module *m, bool force)
 	return ret;
 }
 
-/* Open the executable with libdwfl.  Failing that, the module keeps no
- * dwfl and its samples are reported by address. */
 /* Open the executable; a path the kernel marked " (deleted)" is tried
  * without the mark (the build-id check tells whether it is the same). */
 static int
@@ -412,6 +323,8 @@ open_exe(const char *exe)
 	return fd;
 }
 
+/* Open the executable with libdwfl.  Failing that, the module keeps no
+ * dwfl and its samples are reported by address. */
 static void
 module_open(struct module *m)
 {
@@ -422,7 +335,7 @@ module_open(struct module *m)
 			 strerror(errno));
 		return;
 	}
-	m->dwfl = dwfl_begin(&offline_callbacks);
+	m->dwfl = dwfl_begin(&debuginfo_callbacks);
 	if (m->dwfl) {
 		dwfl_report_begin(m->dwfl);
 		m->mod = dwfl_report_elf(m->dwfl, module_display(m->exe),
@@ -438,8 +351,51 @@ module_open(struct module *m)
 	dwfl_module_getelf(m->mod, &m->bias);
 }
 
+/* The shown name of RAW: demangled when asked and possible. */
+static const char *
+shown_name(struct module *m, const char *raw, bool demangled)
+{
+	struct strmap_slot *slot;
+	char *s;
+
+	if (!demangled)
+		return raw;
+	slot = strmap_get(&m->shown, raw);
+	if (!slot)
+		return NULL;
+	if (!slot->value) {
+		s = demangle(raw);
+		slot->value = s ? s : strdup(raw);
+	}
+	return slot->value;
+}
+
+static int
+name_syms(struct module *m, bool demangled)
+{
+	size_t i;
+
+	for (i = 0; i < m->nsyms; i++) {
+		m->syms[i].shown = shown_name(m, m->syms[i].name, demangled);
+		if (!m->syms[i].shown)
+			return -1;
+	}
+	return 0;
+}
+
+/* The name warnings give the module's debug information: the debug file
+ * when there is one, else the executable. */
+static const char *
+module_debug_file(struct module *m)
+{
+	const char *main = NULL, *debug = NULL;
+
+	dwfl_module_info(m->mod, NULL, NULL, NULL, NULL, NULL, &main, &debug);
+	return debug ? debug : m->exe;
+}
+
 static struct module *
-module_new(const struct profile *p, bool force)
+module_new(const struct profile *p, const struct sym_opts *o)
 {
 	struct module *m = calloc(1, sizeof(*m));
 
@@ -457,15 +413,16 @@ module_new(const struct profile *p, bool force)
 		return m;
 	}
 	module_open(m);
-	if (!m->mod || check_build_id(m, force))
+	if (!m->mod || check_build_id(m, o->force))
 		return m;
-	if (load_syms(m)) {
+	if (load_syms(m) || name_syms(m, o->demangle)) {
 		module_free(m);
 		return NULL;
 	}
 	if (m->nsyms == 0)
 		cli_warn("%s: no function symbols (stripped, no debug info "
 			 "found); reporting addresses only", m->exe);
+	m->src.what = module_debug_file(m);
 	return m;
 }
 
@@ -479,7 +436,7 @@ module_get(struct symbolizer *sz, const struct profile *p)
 		    strcmp(m->build_id, p->build_id) == 0)
 			return m;
 	}
-	m = module_new(p, sz->force);
+	m = module_new(p, &sz->opts);
 	if (!m)
 		return NULL;
 	m->next = sz->modules;
@@ -488,12 +445,17 @@ module_get(struct symbolizer *sz, const struct profile *p)
 }
 
 struct symbolizer *
-symbolizer_new(bool force)
+symbolizer_new(const struct sym_opts *opts)
 {
 	struct symbolizer *sz = calloc(1, sizeof(*sz));
 
-	if (sz)
-		sz->force = force;
+	if (!sz)
+		return NULL;
+	sz->opts = *opts;
+	if (debuginfo_set_dirs(opts->debug_dirs, opts->ndebug_dirs)) {
+		free(sz);
+		return NULL;
+	}
 	return sz;
 }
 
@@ -521,11 +483,14 @@ struct range {
 };
 
 struct walk {
+	const struct sym_opts *o;
 	struct module *m;
 	struct func_list *out;
-	struct sym *cur; /* symbol of the entry being filled */
+	struct func_list *lines; /* NULL unless lines are resolved */
+	struct sym *cur;	 /* symbol of the entry being filled */
 	struct range range;
 	const char *display;
+	char *unknown; /* "[module]": the function of lines in no symbol */
 };
 
 static int
@@ -584,7 +549,8 @@ add_known(struct walk *w, struct sym *y, uint64_t count)
 	}
 	sym_source(w->m, y);
 	f.module = w->m->exe;
-	f.name = f.symbol = (char *)y->name;
+	f.name = (char *)y->shown;
+	f.symbol = (char *)y->name;
 	f.file = y->file;
 	f.line = y->line;
 	f.addr = y->start;
@@ -593,15 +559,129 @@ add_known(struct walk *w, struct sym *y, uint64_t count)
 	return func_list_add(w->out, &f);
 }
 
-int
-symbolize(struct symbolizer *sz, const struct profile *p,
-	  const struct profile_sample *s, size_t n, struct func_list *out)
+/* With --inline: the samples of code inlined into Y go to an entry
+ * "helper [inlined into Y]". */
+static int
+add_inlined(struct walk *w, struct sym *y, const struct addr_src *a,
+	    uint64_t count)
 {
-	struct walk w = { .out = out };
+	struct func f = { 0 };
+	const char *inl = shown_name(w->m, a->inl, w->o->demangle);
+	char *name;
+	int ret;
+
+	if (!inl || asprintf(&name, "%s [inlined into %s]", inl, y->shown) < 0)
+		return -1;
+	w->cur = NULL;
+	f.module = w->m->exe;
+	f.name = name;
+	f.symbol = (char *)a->inl;
+	f.caller = (char *)y->shown;
+	f.file = (char *)a->inl_file;
+	f.line = a->inl_line;
+	f.addr = a->addr;
+	f.samples = count;
+	ret = func_list_add(w->out, &f);
+	free(name);
+	return ret;
+}
+
+/* The line of one sample, with the innermost function it belongs to. */
+static int
+add_line(struct walk *w, struct sym *y, const struct addr_src *a,
+	 uint64_t addr, uint64_t count)
+{
+	struct func f = { 0 };
+
+	f.module = w->m->exe;
+	f.caller = y ? (char *)y->shown : w->unknown;
+	f.name = f.caller;
+	f.symbol = y ? (char *)y->name : w->unknown;
+	if (a && a->inl) {
+		f.name = (char *)shown_name(w->m, a->inl, w->o->demangle);
+		f.symbol = (char *)a->inl;
+		if (!f.name)
+			return -1;
+	}
+	f.file = a ? (char *)a->file : NULL;
+	f.line = a && a->file ? a->line : 0;
+	f.addr = addr;
+	f.samples = count;
+	return func_list_add(w->lines, &f);
+}
+
+static int
+add_sample(struct walk *w, struct sym *y, const struct profile_sample *s,
+	   uint64_t end, long gap)
+{
+	const struct addr_src *a = NULL;
+
+	if (w->o->inlines || w->lines)
+		a = src_lookup(&w->m->src, s->addr);
+	if (w->lines && add_line(w, y, a, s->addr, s->count))
+		return -1;
+	if (!y)
+		return add_unknown(w, s->addr, end, gap, s->count);
+	if (w->o->inlines && a && a->inl) {
+		if (flush_range(w))
+			return -1;
+		return add_inlined(w, y, a, s->count);
+	}
+	return add_known(w, y, s->count);
+}
+
+/* Lines and inlined functions of every sampled address, when asked. */
+static int
+resolve_sources(struct walk *w, const struct profile_sample *s, size_t n)
+{
+	uint64_t *addrs;
+	size_t i;
+	int ret;
+
+	if (!(w->o->inlines || w->lines) || !w->m->mod)
+		return 0;
+	addrs = malloc(n * sizeof(*addrs));
+	if (!addrs)
+		return -1;
+	for (i = 0; i < n; i++)
+		addrs[i] = s[i].addr;
+	ret = src_resolve(&w->m->src, w->m->mod, w->m->bias, addrs, n);
+	free(addrs);
+	return ret;
+}
+
+static int
+walk_samples(struct walk *w, const struct profile *p,
+	     const struct profile_sample *s, size_t n)
+{
 	uint64_t bs = p->hdr.bucket_size;
 	struct sym *y = NULL;
 	long gap = -1;
 	size_t i;
+
+	if (resolve_sources(w, s, n))
+		return -1;
+	if (asprintf(&w->unknown, "[%s]", w->display) < 0) {
+		w->unknown = NULL;
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		/* reuse the previous symbol while the address stays in it */
+		if (!(y && s[i].addr >= y->start && s[i].addr < y->end))
+			y = sym_lookup(w->m, s[i].addr, &gap);
+		if (add_sample(w, y, &s[i], s[i].addr + bs, gap))
+			return -1;
+	}
+	return flush_range(w);
+}
+
+int
+symbolize(struct symbolizer *sz, const struct profile *p,
+	  const struct profile_sample *s, size_t n, struct func_list *funcs,
+	  struct func_list *lines)
+{
+	struct walk w = { .o = &sz->opts, .out = funcs };
+	int ret;
 
 	if (n == 0)
 		return 0; /* no binary needed, and no warnings about it */
@@ -612,22 +692,13 @@ symbolize(struct symbolizer *sz, const struct profile *p,
 	}
 	if (w.m->refused)
 		return -1;
+	w.lines = sz->opts.lines ? lines : NULL;
 	w.display = module_display(w.m->exe);
-	for (i = 0; i < n; i++) {
-		/* reuse the previous symbol while the address stays in it */
-		if (!(y && s[i].addr >= y->start && s[i].addr < y->end))
-			y = sym_lookup(w.m, s[i].addr, &gap);
-		if ((y ? add_known(&w, y, s[i].count)
-		       : add_unknown(&w, s[i].addr, s[i].addr + bs, gap,
-				     s[i].count)) < 0) {
-			cli_error("%s: out of memory", p->exe);
-			return -1;
-		}
-	}
-	if (flush_range(&w) == 0)
-		return 0;
-	cli_error("%s: out of memory", p->exe);
-	return -1;
+	ret = walk_samples(&w, p, s, n);
+	free(w.unknown);
+	if (ret)
+		cli_error("%s: out of memory", p->exe);
+	return ret;
 }
 
 int
@@ -635,8 +706,6 @@ symbolize_source(struct symbolizer *sz, const struct profile *p,
 		 uint64_t addr, char **file, int *line)
 {
 	struct module *m = module_get(sz, p);
-	Dwfl_Line *l;
-	const char *f = NULL;
 
 	*file = NULL;
 	*line = 0;
@@ -644,125 +713,5 @@ symbolize_source(struct symbolizer *sz, const struct profile *p,
 		return -1;
 	if (m->refused || !m->mod)
 		return 0;
-	l = dwfl_module_getsrc(m->mod, addr + m->bias);
-	if (l)
-		f = dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL);
-	if (!f) {
-		*line = 0;
-		return 0;
-	}
-	*file = absolute_source(l, f);
-	return *file ? 0 : -1;
-}
-
-/* ---------------------------------------------------------------- lists */
-
-static char *
-dup_or_null(const char *s)
-{
-	return s ? strdup(s) : NULL;
-}
-
-int
-func_list_add(struct func_list *l, const struct func *f)
-{
-	struct func *v, *d;
-
-	if (l->n == l->cap) {
-		l->cap = l->cap ? l->cap * 2 : 64;
-		v = realloc(l->v, l->cap * sizeof(*v));
-		if (!v)
-			return -1;
-		l->v = v;
-	}
-	d = &l->v[l->n];
-	*d = *f;
-	d->module = strdup(f->module);
-	d->name = strdup(f->name);
-	d->symbol = strdup(f->symbol ? f->symbol : f->name);
-	d->file = dup_or_null(f->file);
-	if (!d->module || !d->name || !d->symbol || (f->file && !d->file)) {
-		free(d->module);
-		free(d->name);
-		free(d->symbol);
-		free(d->file);
-		return -1;
-	}
-	l->n++;
-	return 0;
-}
-
-static void
-func_fini(struct func *f)
-{
-	free(f->module);
-	free(f->name);
-	free(f->symbol);
-	free(f->file);
-}
-
-void
-func_list_fini(struct func_list *l)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		func_fini(&l->v[i]);
-	free(l->v);
-	memset(l, 0, sizeof(*l));
-}
-
-static int
-cmp_key(const void *a, const void *b)
-{
-	const struct func *x = a, *y = b;
-	int c = strcmp(x->module, y->module);
-
-	return c ? c : strcmp(x->name, y->name);
-}
-
-static int
-cmp_samples(const void *a, const void *b)
-{
-	const struct func *x = a, *y = b;
-	int c;
-
-	if (x->samples != y->samples)
-		return x->samples > y->samples ? -1 : 1;
-	c = strcmp(x->name, y->name);
-	return c ? c : strcmp(x->module, y->module);
-}
-
-void
-func_list_finish(struct func_list *l)
-{
-	size_t i, n = 0;
-
-	qsort(l->v, l->n, sizeof(*l->v), cmp_key);
-	for (i = 0; i < l->n; i++) {
-		if (n > 0 && cmp_key(&l->v[n - 1], &l->v[i]) == 0) {
-			l->v[n - 1].samples += l->v[i].samples;
-			func_fini(&l->v[i]);
-			continue;
-		}
-		l->v[n++] = l->v[i];
-	}
-	l->n = n;
-	qsort(l->v, l->n, sizeof(*l->v), cmp_samples);
-}
-
-size_t
-func_list_modules(const struct func_list *l)
-{
-	size_t i, j, n = 0;
-
-	for (i = 0; i < l->n; i++) {
-		for (j = 0; j < i; j++)
-			if (strcmp(l->v[i].module, l->v[j].module) == 0)
-				break;
-		n += j == i;
-		if (n > 1)
-			break; /* callers only ask whether there are several */
-	}
-	return n;
+	return src_line(m->mod, addr + m->bias, file, line);
 }

@@ -1,56 +1,43 @@
 /* SPDX-License-Identifier: MIT */
-/* Mapping sampled link-time addresses to functions (libdwfl). */
+/* Mapping sampled link-time addresses to functions and lines (libdwfl). */
 #ifndef PROFRUN_CLI_SYMBOLIZE_H
 #define PROFRUN_CLI_SYMBOLIZE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include "func-list.h"
 #include "profile.h"
 
-/* One function (or unnamed address range) with its samples.  The key is
- * (module, name): equal names in different executables stay apart. */
-struct func {
-	char *module;	  /* executable path */
-	char *name;	  /* shown name */
-	char *symbol;	  /* raw symbol name (names of ranges repeat name) */
-	char *file;	  /* source file, NULL when unknown */
-	int line;	  /* 0 when unknown */
-	uint64_t addr;	  /* entry address (link-time) */
-	uint64_t samples;
+/* What to resolve, and how to name it. */
+struct sym_opts {
+	bool force;	/* use a binary whose build-id changed */
+	bool demangle;	/* show C++ and Rust names demangled */
+	bool inlines;	/* split functions among the functions inlined */
+	bool lines;	/* also resolve each address to its source line */
+	const char *const *debug_dirs; /* extra roots for debug files */
+	size_t ndebug_dirs;
 };
-
-struct func_list {
-	struct func *v;
-	size_t n, cap;
-};
-
-void func_list_fini(struct func_list *l);
-
-/* Append a copy of F; returns 0 or -1 when out of memory. */
-int func_list_add(struct func_list *l, const struct func *f);
-
-/* Merge entries with the same (module, name), then sort by samples
- * (descending) and name. */
-void func_list_finish(struct func_list *l);
-
-/* Distinct modules in L, counting no further than 2. */
-size_t func_list_modules(const struct func_list *l);
 
 /* Symbolization, cached per (executable path, build-id). */
 struct symbolizer;
 
-struct symbolizer *symbolizer_new(bool force);
+/* A symbolizer with OPTS (copied; the strings must outlive it), or NULL
+ * when out of memory. */
+struct symbolizer *symbolizer_new(const struct sym_opts *opts);
 void symbolizer_free(struct symbolizer *sz);
 
 /* Resolve SAMPLES (N of them, sorted by address, from the executable and
- * build-id recorded in P) and append one entry per function to OUT.
- * Samples in no symbol become "[module 0xSTART-0xEND]" entries; none is
- * ever dropped.  Returns 0, or -1 after printing an error (the binary was
- * rebuilt and force is off, or out of memory). */
+ * build-id recorded in P) and append one entry per function to FUNCS and,
+ * when the symbolizer resolves lines, one per source line to LINES
+ * (KEY_LINE_CALLER entries).  Samples in no symbol become
+ * "[module 0xSTART-0xEND]" entries; none is ever dropped.  Returns 0, or
+ * -1 after printing an error (the binary was rebuilt and force is off,
+ * or out of memory). */
 int symbolize(struct symbolizer *sz, const struct profile *p,
 	      const struct profile_sample *samples, size_t n,
-	      struct func_list *out);
+	      struct func_list *funcs, struct func_list *lines);
 
 /* Source file (allocated; absolute when the compilation directory is
  * known) and line of the code at link-time ADDR in P's executable; *FILE

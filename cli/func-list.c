@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/* Lists of report entries, merged by a key and sorted by samples. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "func-list.h"
+
+static char *
+dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static void
+func_fini(struct func *f)
+{
+	free(f->module);
+	free(f->name);
+	free(f->symbol);
+	free(f->caller);
+	free(f->file);
+}
+
+int
+func_list_add(struct func_list *l, const struct func *f)
+{
+	struct func *v, *d;
+
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 64;
+		v = realloc(l->v, l->cap * sizeof(*v));
+		if (!v)
+			return -1;
+		l->v = v;
+	}
+	d = &l->v[l->n];
+	*d = *f;
+	d->module = strdup(f->module);
+	d->name = strdup(f->name);
+	d->symbol = strdup(f->symbol ? f->symbol : f->name);
+	d->caller = dup_or_null(f->caller);
+	d->file = dup_or_null(f->file);
+	if (!d->module || !d->name || !d->symbol || (f->caller && !d->caller) ||
+	    (f->file && !d->file)) {
+		func_fini(d);
+		return -1;
+	}
+	l->n++;
+	return 0;
+}
+
+void
+func_list_fini(struct func_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		func_fini(&l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* strcmp with NULL first. */
+static int
+cmp_str(const char *a, const char *b)
+{
+	if (!a || !b)
+		return (a != NULL) - (b != NULL);
+	return strcmp(a, b);
+}
+
+/* Source place: file, then line. */
+static int
+cmp_place(const struct func *x, const struct func *y)
+{
+	int c = cmp_str(x->file, y->file);
+
+	if (c)
+		return c;
+	return (x->line > y->line) - (x->line < y->line);
+}
+
+static int
+cmp_key(const void *a, const void *b, void *arg)
+{
+	const struct func *x = a, *y = b;
+	enum func_key key = *(enum func_key *)arg;
+	int c = strcmp(x->module, y->module);
+
+	if (c == 0 && key != KEY_FUNCTION)
+		c = cmp_place(x, y);
+	if (c == 0)
+		c = strcmp(x->name, y->name);
+	if (c == 0 && key == KEY_LINE_CALLER)
+		c = cmp_str(x->caller, y->caller);
+	return c;
+}
+
+static int
+cmp_samples(const void *a, const void *b, void *arg)
+{
+	const struct func *x = a, *y = b;
+	enum func_key key = *(enum func_key *)arg;
+	int c;
+
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	c = key == KEY_FUNCTION ? 0 : cmp_place(x, y);
+	if (c == 0)
+		c = strcmp(x->name, y->name);
+	return c ? c : strcmp(x->module, y->module);
+}
+
+void
+func_list_finish(struct func_list *l)
+{
+	size_t i, n = 0;
+
+	qsort_r(l->v, l->n, sizeof(*l->v), cmp_key, &l->key);
+	for (i = 0; i < l->n; i++) {
+		if (n > 0 && cmp_key(&l->v[n - 1], &l->v[i], &l->key) == 0) {
+			l->v[n - 1].samples += l->v[i].samples;
+			func_fini(&l->v[i]);
+			continue;
+		}
+		l->v[n++] = l->v[i];
+	}
+	l->n = n;
+	qsort_r(l->v, l->n, sizeof(*l->v), cmp_samples, &l->key);
+}
+
+void
+func_list_regroup(struct func_list *l, enum func_key key)
+{
+	l->key = key;
+	func_list_finish(l);
+}
+
+size_t
+func_list_modules(const struct func_list *l)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < l->n; i++) {
+		for (j = 0; j < i; j++)
+			if (strcmp(l->v[i].module, l->v[j].module) == 0)
+				break;
+		n += j == i;
+		if (n > 1)
+			break; /* callers only ask whether there are several */
+	}
+	return n;
+}
+
+uint64_t
+func_list_samples(const struct func_list *l, size_t first)
+{
+	uint64_t s = 0;
+	size_t i;
+
+	for (i = first; i < l->n; i++)
+		s += l->v[i].samples;
+	return s;
+}

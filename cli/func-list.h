@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/* Lists of report entries: functions, or source lines, with samples. */
+#ifndef PROFRUN_CLI_FUNC_LIST_H
+#define PROFRUN_CLI_FUNC_LIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One function (or unnamed address range, or source line) with its
+ * samples. */
+struct func {
+	char *module;	/* executable path */
+	char *name;	/* shown name (demangled unless asked not to) */
+	char *symbol;	/* raw name (names of ranges repeat name) */
+	char *caller;	/* shown name of the symbol holding the code, when
+			 * inlined (functions) or always (lines); else NULL */
+	char *file;	/* source file, NULL when unknown */
+	int line;	/* 0 when unknown */
+	uint64_t addr;	/* entry address (link-time) */
+	uint64_t samples;
+};
+
+/* What makes two entries one. */
+enum func_key {
+	KEY_FUNCTION,	 /* module, name */
+	KEY_LINE,	 /* module, file, line, name */
+	KEY_LINE_CALLER, /* module, file, line, name, caller */
+};
+
+struct func_list {
+	struct func *v;
+	size_t n, cap;
+	enum func_key key;
+};
+
+void func_list_fini(struct func_list *l);
+
+/* Append a copy of F; returns 0 or -1 when out of memory. */
+int func_list_add(struct func_list *l, const struct func *f);
+
+/* Merge entries with the same key, then sort by samples (descending),
+ * then by name (functions) or place (lines). */
+void func_list_finish(struct func_list *l);
+
+/* Merge again under the coarser KEY (KEY_LINE_CALLER into KEY_LINE). */
+void func_list_regroup(struct func_list *l, enum func_key key);
+
+/* Distinct modules in L, counting no further than 2. */
+size_t func_list_modules(const struct func_list *l);
+
+/* Sum of the samples of L's entries from index FIRST on. */
+uint64_t func_list_samples(const struct func_list *l, size_t first);
+
+#endif /* PROFRUN_CLI_FUNC_LIST_H */
