@@ -18,6 +18,7 @@ static const struct subcommand subcommands[] = {
 	{ "report", cmd_report },
 	{ "merge", cmd_merge },
 	{ "diff", cmd_diff },
+	{ "annotate", cmd_annotate },
 };
 
 static void

@@ -42,18 +42,17 @@ rejected(const char *last_arg)
 	return buf;
 }
 
-static int
-add_debug_dir(struct report_opts *opts, const char *dir)
+int
+opt_append(const char ***v, size_t *n, const char *s)
 {
-	const char **v = realloc(opts->debug_dirs,
-				 (opts->ndebug_dirs + 1) * sizeof(*v));
+	const char **t = realloc(*v, (*n + 1) * sizeof(*t));
 
-	if (!v) {
+	if (!t) {
 		cli_error("out of memory");
 		return EXIT_FAIL;
 	}
-	v[opts->ndebug_dirs++] = dir;
-	opts->debug_dirs = v;
+	t[(*n)++] = s;
+	*v = t;
 	return -1;
 }
 
@@ -78,7 +77,7 @@ opt_shared(const char *cmd, int c, const char *last_arg,
 		opts->no_demangle = true;
 		return -1;
 	case OPT_DEBUG_DIR:
-		return add_debug_dir(opts, optarg);
+		return opt_append(&opts->debug_dirs, &opts->ndebug_dirs, optarg);
 	case ':':
 		return opt_usage_error(cmd, "missing value for",
 				       rejected(last_arg));

@@ -45,6 +45,10 @@ int opt_usage_error(const char *cmd, const char *what, const char *arg);
 int opt_shared(const char *cmd, int c, const char *last_arg,
 	       struct report_opts *opts);
 
+/* Append S to the array *V of *N strings.  Returns -1 to go on, or
+ * EXIT_FAIL when out of memory. */
+int opt_append(const char ***v, size_t *n, const char *s);
+
 /* Free what opt_shared allocated in OPTS. */
 void opt_fini(struct report_opts *opts);
 

@@ -208,28 +208,6 @@ print_row(FILE *out, const struct report *r, const struct func *f,
 	fprintf(out, "\n");
 }
 
-static void
-print_table(FILE *out, const struct report *r, const struct func_list *l,
-	    uint64_t total)
-{
-	bool modules = func_list_modules(l) > 1;
-	size_t rows = l->n, i;
-	int width;
-
-	if (r->opts->top > 0 && (size_t)r->opts->top < rows)
-		rows = (size_t)r->opts->top;
-	width = name_width(l, rows);
-	fprintf(out, "%7s %10s %9s  ", "%", "samples", "seconds");
-	if (modules)
-		fprintf(out, "%-16s ", "module");
-	fprintf(out, "%-*s  %s\n", width, "function", "file:line");
-	for (i = 0; i < rows; i++)
-		print_row(out, r, &l->v[i], total, modules, width);
-	if (rows < l->n)
-		fprintf(out, "... %zu more functions (%" PRIu64 " samples)\n",
-			l->n - rows, func_list_samples(l, rows));
-}
-
 /* The "file:line" column: the file's base name. */
 static int
 place_width(const struct func_list *l, size_t rows)
@@ -263,10 +241,28 @@ print_line_row(FILE *out, const struct report *r, const struct func *f,
 	fprintf(out, "%-*s  %s\n", width, place, f->name);
 }
 
-/* The profile by source line (--lines). */
+/* How a table shows its entries: functions, or source lines. */
+struct table_kind {
+	const char *header; /* line before the table, or "" */
+	const char *first, *second; /* column titles after the counts */
+	const char *what;	    /* "functions", "lines" */
+	int (*width)(const struct func_list *l, size_t rows);
+	void (*row)(FILE *out, const struct report *r, const struct func *f,
+		    uint64_t total, bool modules, int width);
+};
+
+static const struct table_kind function_table = {
+	"", "function", "file:line", "functions", name_width, print_row,
+};
+
+static const struct table_kind line_table = {
+	"\nby source line:\n", "file:line", "function", "lines", place_width,
+	print_line_row,
+};
+
 static void
-print_lines(FILE *out, const struct report *r, const struct func_list *l,
-	    uint64_t total)
+print_table(FILE *out, const struct report *r, const struct func_list *l,
+	    uint64_t total, const struct table_kind *k)
 {
 	bool modules = func_list_modules(l) > 1;
 	size_t rows = l->n, i;
@@ -276,17 +272,16 @@ print_lines(FILE *out, const struct report *r, const struct func_list *l,
 		return;
 	if (r->opts->top > 0 && (size_t)r->opts->top < rows)
 		rows = (size_t)r->opts->top;
-	width = place_width(l, rows);
-	fprintf(out, "\nby source line:\n%7s %10s %9s  ", "%", "samples",
-		"seconds");
+	width = k->width(l, rows);
+	fprintf(out, "%s%7s %10s %9s  ", k->header, "%", "samples", "seconds");
 	if (modules)
 		fprintf(out, "%-16s ", "module");
-	fprintf(out, "%-*s  %s\n", width, "file:line", "function");
+	fprintf(out, "%-*s  %s\n", width, k->first, k->second);
 	for (i = 0; i < rows; i++)
-		print_line_row(out, r, &l->v[i], total, modules, width);
+		k->row(out, r, &l->v[i], total, modules, width);
 	if (rows < l->n)
-		fprintf(out, "... %zu more lines (%" PRIu64 " samples)\n",
-			l->n - rows, func_list_samples(l, rows));
+		fprintf(out, "... %zu more %s (%" PRIu64 " samples)\n",
+			l->n - rows, k->what, func_list_samples(l, rows));
 }
 
 static void
@@ -296,9 +291,9 @@ print_functions(FILE *out, const struct report *r, const struct proc *pr,
 	const struct func_list *l = pr ? &pr->funcs : &r->funcs;
 
 	if (l->n > 0) {
-		print_table(out, r, l, main + outside);
-		print_lines(out, r, pr ? &pr->lines : &r->lines,
-			    main + outside);
+		print_table(out, r, l, main + outside, &function_table);
+		print_table(out, r, pr ? &pr->lines : &r->lines,
+			    main + outside, &line_table);
 	}
 	else if (outside > 0)
 		fprintf(out, "no samples in the executable's own code (all %"

@@ -143,15 +143,40 @@ src_warn(struct src_cache *c, const char *what, const char *why)
 		 "missing", c->what, what, why);
 }
 
-/* Check once that the module's DWARF, if it has some, can be read. */
+/* Whether libdw accepts every unit of DW (cheap: a header and one DIE
+ * each). */
+static bool
+units_readable(Dwarf *dw)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	Dwarf_Half version;
+	uint8_t type;
+	int r;
+
+	while ((r = dwarf_get_units(dw, cu, &cu, &version, &type, &cudie,
+				    NULL)) == 0)
+		if (dwarf_tag(&cudie) < 0)
+			return false;
+	return r > 0;
+}
+
+/* Check that the module's DWARF, if it has some, can be read. */
 static bool
 dwarf_usable(struct src_cache *c, Dwfl_Module *mod)
 {
 	Dwarf_Addr bias;
+	Dwarf *dw = dwfl_module_getdwarf(mod, &bias);
 	const char *debug = NULL;
 
-	if (dwfl_module_getdwarf(mod, &bias))
+	if (dw && (c->checked || units_readable(dw))) {
+		c->checked = true;
 		return true;
+	}
+	if (dw) {
+		src_warn(c, "DWARF rejected by libdw", dwarf_errmsg(-1));
+		return false;
+	}
 	dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, &debug);
 	if (debug)
 		src_warn(c, "DWARF rejected by libdw", dwfl_errmsg(-1));

@@ -27,6 +27,7 @@ struct src_cache {
 	struct strmap strings;
 	const char *what; /* file named in warnings (the module's) */
 	bool warned;	  /* one warning per module is enough */
+	bool checked;	  /* the unit headers were found readable */
 };
 
 /* Resolve those of ADDRS (N link-time addresses, ascending) that C does

@@ -33,6 +33,10 @@ class Failure(Exception):
     pass
 
 
+class Skip(Exception):
+    pass
+
+
 def case(fn):
     CASES[fn.__name__.replace("_", "-")] = fn
     return fn
@@ -388,6 +392,9 @@ def main(cases=CASES, prog="e2e.py"):
     with tempfile.TemporaryDirectory(prefix="profrun-e2e-") as tmp:
         try:
             cases[sys.argv[1]](tmp)
+        except Skip as e:
+            print(f"SKIP {sys.argv[1]}: {e}")
+            return 77
         except Failure as e:
             print(f"FAIL {sys.argv[1]}: {e}", file=sys.stderr)
             return 1

@@ -1,0 +1,345 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""End-to-end tests of symbolization depth: source lines, inlined
+functions, demangled names, annotated source, separate debug files and
+debuginfod.  Same conventions and tolerances as e2e.py (whose helpers
+this uses): exit 0 pass, 1 fail, 77 skip.
+
+Workloads run 2 s of CPU at the kernel's 250 Hz tick (>= 400 samples);
+shares are accepted within 5 standard deviations plus 2 points."""
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import e2e  # noqa: E402
+from e2e import (PROFRUN, Failure, Skip, check_share, expect,  # noqa: E402
+                 one_line_error, report_json, run, samples_of, wl)
+
+SOURCE_TESTS = os.environ.get("SOURCE_TESTS", os.path.dirname(os.path.abspath(__file__)))
+CASES = {}
+
+# no debuginfod unless a case asks for it: a stray DEBUGINFOD_URLS would
+# make the results depend on the network
+os.environ.pop("DEBUGINFOD_URLS", None)
+
+
+def case(fn):
+    CASES[fn.__name__.replace("_", "-")] = fn
+    return fn
+
+
+def record(tmp, binary, *args, name="w.prof", seconds="2.0"):
+    out = os.path.join(tmp, name)
+    cp = run([PROFRUN, "-q", "-F", "1000", "-o", out, binary, seconds, *args])
+    expect(cp.returncode == 0, f"{binary}: exit {cp.returncode}: {cp.stderr}")
+    return out
+
+
+def hot_line():
+    with open(os.path.join(SOURCE_TESTS, "workloads", "inline.c")) as f:
+        for n, text in enumerate(f, 1):
+            if "/* HOT LINE */" in text:
+                return n
+    raise Failure("inline.c has no HOT LINE")
+
+
+@case
+def inlined_helper_line_tops_lines(tmp):
+    prof = record(tmp, wl("inline"))
+    rep = report_json(prof, "--lines")
+    lines, main = rep["lines"], rep["samples"]["main"]
+    expect(sum(l["samples"] for l in lines) == main, "lines do not add up to samples.main")
+    keys = [-l["samples"] for l in lines]
+    expect(keys == sorted(keys), "lines not sorted by samples")
+    top = lines[0]
+    for k in ("file", "line", "function", "samples", "percent"):
+        expect(k in top, f"line entry lacks {k}: {top}")
+    expect(top["file"].endswith("/inline.c") and top["line"] == hot_line(),
+           f"top line is {top['file']}:{top['line']}, expected inline.c:{hot_line()}")
+    expect(top["function"] == "mix_step", f"top line's function is {top['function']!r}")
+    # by construction nearly all the work is the helper's one line
+    check_share(top["samples"], main, 0.97, "the helper's line")
+    cp = run([PROFRUN, "report", "--lines", prof])
+    expect(cp.returncode == 0 and f"inline.c:{hot_line()}" in cp.stdout,
+           f"text --lines lacks inline.c:{hot_line()}: {cp.stdout}")
+
+
+@case
+def inline_view_names_helper_and_keeps_every_sample(tmp):
+    prof = record(tmp, wl("inline"))
+    flat = report_json(prof)
+    expect(flat["functions"][0]["name"] == "churn", "the default view is not by symbol")
+    rep = report_json(prof, "--inline")
+    main = rep["samples"]["main"]
+    expect(sum(f["samples"] for f in rep["functions"]) == main,
+           "--inline functions do not add up to samples.main")
+    name = "mix_step [inlined into churn]"
+    helper = samples_of(rep, name)
+    check_share(helper, samples_of(flat, "churn"), 0.97, f"{name} within churn")
+    entry = [f for f in rep["functions"] if f["name"] == name][0]
+    expect(entry.get("inlined_into") == "churn" and entry["symbol"] == "mix_step",
+           f"inlined entry: {entry}")
+
+
+@case
+def cxx_names_demangled_exactly(tmp):
+    binary = wl("templates")
+    if not os.path.exists(binary):
+        raise Skip("no C++ compiler: templates workload not built")
+    prof = record(tmp, binary)
+    rep = report_json(prof)
+    spin = "unsigned long calc::spin<unsigned long>(unsigned long)"
+    one, two = "calc::mix(long)", "calc::mix(long, int)"
+    s, a, b = samples_of(rep, spin), samples_of(rep, one), samples_of(rep, two)
+    check_share(s, s + a + b, 0.5, "spin<unsigned long> (built 2:1:1)")
+    check_share(a, s + a + b, 0.25, "mix(long) (built 2:1:1)")
+    check_share(b, s + a + b, 0.25, "mix(long, int) (built 2:1:1)")
+    raw = {f["name"]: f["symbol"] for f in rep["functions"]}
+    expect(raw[spin] == "_ZN4calc4spinImEET_S1_" and raw[one] == "_ZN4calc3mixEl"
+           and raw[two] == "_ZN4calc3mixEli", f"raw symbols: {raw}")
+    names = {f["name"] for f in report_json(prof, "--no-demangle")["functions"]}
+    expect({"_ZN4calc4spinImEET_S1_", "_ZN4calc3mixEl", "_ZN4calc3mixEli"} <= names,
+           f"--no-demangle names: {names}")
+    cp = run([PROFRUN, "annotate", "--top", "1", "calc::mix", prof])
+    expect(cp.returncode == 0 and cp.stdout.count("== calc::mix(") == 2,
+           f"annotate by C++ name without arguments: {cp.stdout}")
+
+
+@case
+def debuglink_binary_gives_lines(tmp):
+    prof = record(tmp, wl("split-debuglink"))
+    rep = report_json(prof, "--lines")
+    files = {os.path.basename(l["file"] or "") for l in rep["lines"] if l["function"] == "hot_a"}
+    expect(files == {"split.c"}, f"hot_a's lines through the debuglink file: {files}")
+
+
+def copy(src, dst):
+    os.makedirs(os.path.dirname(dst), exist_ok=True)
+    shutil.copy2(src, dst)
+    return dst
+
+
+@case
+def debug_dir_finds_debuglink_file(tmp):
+    exe = copy(wl("split-debuglink"), os.path.join(tmp, "bin", "split-debuglink"))
+    dbg = os.path.join(tmp, "dbg")
+    copy(wl("split-debuglink.debug"), os.path.join(dbg, "split-debuglink.debug"))
+    prof = record(tmp, exe)
+    rep = report_json(prof)
+    expect(samples_of(rep, "hot_a") == 0, "found a debug file it was not told about")
+    rep = report_json(prof, "--debug-dir", dbg)
+    a, b = samples_of(rep, "hot_a"), samples_of(rep, "hot_b")
+    check_share(a, a + b, 0.75, "--debug-dir: hot_a vs hot_b")
+
+
+def build_id(path):
+    out = run(["readelf", "-n", path]).stdout
+    for line in out.splitlines():
+        if "Build ID:" in line:
+            return line.split()[-1]
+    raise Failure(f"{path} has no build-id")
+
+
+@case
+def build_id_tree_under_debug_dir(tmp):
+    exe = wl("split-stripped")
+    bid = build_id(exe)
+    tree = os.path.join(tmp, "debugroot")
+    copy(wl("split.debug"), os.path.join(tree, ".build-id", bid[:2], bid[2:] + ".debug"))
+    prof = record(tmp, exe)
+    rep = report_json(prof, "--debug-dir", tree, "--lines")
+    a, b = samples_of(rep, "hot_a"), samples_of(rep, "hot_b")
+    check_share(a, a + b, 0.75, "build-id tree: hot_a vs hot_b")
+    expect(any(l["function"] == "hot_a" and (l["file"] or "").endswith("split.c")
+               for l in rep["lines"]), "no source lines from the build-id tree")
+
+
+@case
+def changed_binary_refused_naming_build_ids(tmp):
+    exe = copy(wl("split"), os.path.join(tmp, "app"))
+    prof = record(tmp, exe, seconds="0.3")
+    old = build_id(exe)
+    os.unlink(exe)
+    copy(wl("split-nopie"), exe)
+    new = build_id(exe)
+    for extra in ([], ["--lines"], ["--inline"]):
+        cp = run([PROFRUN, "report", *extra, prof])
+        line = one_line_error(cp, "changed binary")
+        expect(old in line and new in line, f"refusal does not name both build-ids: {line}")
+        expect(cp.stdout == "", "a refused report printed a profile")
+    cp = run([PROFRUN, "annotate", prof])
+    expect(cp.returncode == 1 and old in cp.stderr, f"annotate: {cp.returncode} {cp.stderr}")
+    cp = run([PROFRUN, "report", "--force", "--lines", prof])
+    expect(cp.returncode == 0 and "build-id mismatch" in cp.stderr, f"--force: {cp.stderr}")
+
+
+def build_inline_copy(tmp):
+    """inline.c compiled from a copy of its source, which is then removed."""
+    src = os.path.join(tmp, "src")
+    for name in ("inline.c", "common.h"):
+        copy(os.path.join(SOURCE_TESTS, "workloads", name), os.path.join(src, name))
+    exe = os.path.join(tmp, "inline-copy")
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        raise Skip("no C compiler to build a workload whose source then goes missing")
+    cp = run([cc, "-O2", "-g", "-o", exe, os.path.join(src, "inline.c")])
+    expect(cp.returncode == 0, f"cannot build inline.c: {cp.stderr}")
+    return exe, src
+
+
+@case
+def annotate_shows_hot_line_and_survives_missing_source(tmp):
+    exe, src = build_inline_copy(tmp)
+    prof = record(tmp, exe)
+    n = hot_line()
+    cp = run([PROFRUN, "annotate", prof])
+    expect(cp.returncode == 0 and "== churn" in cp.stdout, f"annotate: {cp.stderr}")
+    rows = [l for l in cp.stdout.splitlines() if "HOT LINE" in l]
+    expect(len(rows) == 1 and int(rows[0].split()[0]) > 0 and int(rows[0].split()[2]) == n,
+           f"the hot line is not shown with its samples: {rows}")
+    expect("\033[" not in cp.stdout, "colour on a pipe")
+    cp = run([PROFRUN, "annotate", "--color=always", prof])
+    expect("\033[1;31m" in cp.stdout, "--color=always does not highlight the hot line")
+    shutil.rmtree(src)
+    cp = run([PROFRUN, "annotate", "churn", "churn", prof])
+    warnings = [l for l in cp.stderr.splitlines() if "inline.c" in l]
+    expect(cp.returncode == 0 and len(warnings) == 1, f"missing source not said once: {cp.stderr}")
+    expect(any(l.split()[2:3] == [str(n)] for l in cp.stdout.splitlines() if l.strip()),
+           f"line {n} not shown without its source: {cp.stdout}")
+    cp = run([PROFRUN, "annotate", "--source-dir", os.path.join(SOURCE_TESTS, "workloads"), prof])
+    expect(cp.returncode == 0 and "HOT LINE" in cp.stdout and cp.stderr == "",
+           f"--source-dir: {cp.stderr}")
+    os.mkdir(src)
+    os.mkdir(os.path.join(src, "inline.c"))  # unreadable as a file, even for root
+    cp = run([PROFRUN, "annotate", prof])
+    expect(cp.returncode == 0 and "inline.c" in cp.stderr and "== churn" in cp.stdout,
+           f"unreadable source: {cp.returncode} {cp.stderr}")
+
+
+@case
+def debug_file_of_another_build_named(tmp):
+    exe = copy(wl("split-debuglink"), os.path.join(tmp, "split-debuglink"))
+    wrong = copy(wl("split-nopie.debug"), os.path.join(tmp, "split-debuglink.debug"))
+    prof = record(tmp, exe, seconds="1.0")
+    rep_cp = run([PROFRUN, "report", "--format", "json", "--lines", prof])
+    expect(rep_cp.returncode == 0, f"exit {rep_cp.returncode}: {rep_cp.stderr}")
+    expect(wrong in rep_cp.stderr and "another build" in rep_cp.stderr,
+           f"the wrong debug file is not named: {rep_cp.stderr}")
+    rep = report_json(prof)
+    expect(sum(f["samples"] for f in rep["functions"]) == rep["samples"]["main"],
+           "samples lost")
+    expect(samples_of(rep, "hot_a") == 0, "names taken from another build's debug file")
+
+
+def damage_dwarf(src, dst):
+    """A copy of SRC whose .debug_info is garbage (same code, same build-id)."""
+    junk = dst + ".junk"
+    with open(junk, "wb") as f:
+        f.write(b"\xff" * 4096)
+    cp = run(["objcopy", "--update-section", f".debug_info={junk}", src, dst])
+    expect(cp.returncode == 0, f"objcopy: {cp.stderr}")
+    os.chmod(dst, 0o755)
+
+
+@case
+def damaged_dwarf_warned_report_intact(tmp):
+    exe = os.path.join(tmp, "split-damaged")
+    damage_dwarf(wl("split"), exe)
+    prof = record(tmp, exe)
+    for extra in (["--lines"], ["--inline"]):
+        cp = run([PROFRUN, "report", "--format", "json", *extra, prof])
+        expect(cp.returncode == 0, f"{extra}: exit {cp.returncode}: {cp.stderr}")
+        expect(exe in cp.stderr and "warning" in cp.stderr,
+               f"{extra}: damaged DWARF not warned about naming the file: {cp.stderr!r}")
+        rep = json.loads(cp.stdout)
+        a, b = samples_of(rep, "hot_a"), samples_of(rep, "hot_b")
+        check_share(a, a + b, 0.75, f"{extra}: symbols despite damaged DWARF")
+        if "lines" in rep:
+            expect(sum(l["samples"] for l in rep["lines"]) == rep["samples"]["main"],
+                   "lines lost samples")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_scan(url, bid, server, deadline):
+    """Until the server serves BID's debuginfo (it scans in the background)."""
+    while time.time() < deadline:
+        if server.poll() is not None:
+            raise Failure(f"debuginfod exited {server.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/buildid/{bid}/debuginfo", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.2)
+    raise Failure("debuginfod did not serve the debug file in time")
+
+
+@case
+def debuginfod_on_loopback_resolves_stripped_binary(tmp):
+    server_bin = shutil.which("debuginfod")
+    if not server_bin:
+        raise Skip("debuginfod (the server) is not installed")
+    exe = wl("split-stripped")
+    bid = build_id(exe)
+    served = os.path.join(tmp, "served")
+    copy(wl("split.debug"), os.path.join(served, "split.debug"))
+    prof = record(tmp, exe)
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    log = open(os.path.join(tmp, "debuginfod.log"), "w")
+    server = subprocess.Popen([server_bin, "-F", served, "-p", str(port), "-d",
+                               os.path.join(tmp, "debuginfod.sqlite"), "-t", "1"],
+                              stdout=log, stderr=subprocess.STDOUT, cwd=tmp)
+    try:
+        wait_for_scan(url, bid, server, time.time() + 20)
+        env = dict(os.environ, DEBUGINFOD_URLS=url,
+                   DEBUGINFOD_CACHE_PATH=os.path.join(tmp, "cache"))
+        cp = run([PROFRUN, "report", "--format", "json", "--lines", prof], env=env)
+        expect(cp.returncode == 0, f"exit {cp.returncode}: {cp.stderr}")
+        rep = json.loads(cp.stdout)
+        a, b = samples_of(rep, "hot_a"), samples_of(rep, "hot_b")
+        check_share(a, a + b, 0.75, "debuginfod: hot_a vs hot_b")
+        expect(any((l["file"] or "").endswith("split.c") for l in rep["lines"]),
+               "no source lines from debuginfod")
+        expect(os.path.isdir(os.path.join(tmp, "cache", bid)),
+               "the debug file was not cached as debuginfod caches")
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        log.close()
+
+
+@case
+def symbol_options_bad_values_exit_64(tmp):
+    for args in (["report", "--debug-dir"], ["annotate"], ["annotate", "--color=sometimes", "x"],
+                 ["annotate", "--top", "0", "x"], ["annotate", "--bogus", "x"],
+                 ["report", "--lines=3", "x"]):
+        cp = run([PROFRUN, *args])
+        expect(cp.returncode == 64, f"profrun {' '.join(args)}: exit {cp.returncode}")
+        expect(cp.stderr.startswith("profrun: "), f"profrun {' '.join(args)}: {cp.stderr!r}")
+    for sub in ("report", "annotate"):
+        cp = run([PROFRUN, sub, "--help"])
+        for opt in ("--debug-dir", "--no-demangle"):
+            expect(opt in cp.stdout, f"{sub} --help does not document {opt}")
+    cp = run([PROFRUN, "annotate", "--help"])
+    expect("--source-dir" in cp.stdout and "--color" in cp.stdout, "annotate --help")
+
+
+if __name__ == "__main__":
+    sys.exit(e2e.main(CASES, "e2e_symbols.py"))
