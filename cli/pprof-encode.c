@@ -7,6 +7,7 @@
 #include <zlib.h>
 
 #include "pprof-encode.h"
+#include "strmap.h"
 
 static void
 pb_raw(struct pbuf *b, const void *data, size_t len)
@@ -99,16 +100,6 @@ pb_append(struct pbuf *b, const struct pbuf *src)
 }
 
 /* ---------------------------------------------------------------- strings */
-
-static size_t
-str_hash(const char *s)
-{
-	size_t h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
 
 static int
 strtab_grow(struct strtab *t)

@@ -6,8 +6,8 @@
 
 #include "strmap.h"
 
-static uint64_t
-hash(const char *s)
+uint64_t
+str_hash(const char *s)
 {
 	uint64_t h = 14695981039346656037ull;
 
@@ -19,7 +19,7 @@ hash(const char *s)
 static struct strmap_slot *
 find(struct strmap_slot *v, size_t cap, const char *key)
 {
-	size_t i = (size_t)hash(key) & (cap - 1);
+	size_t i = (size_t)str_hash(key) & (cap - 1);
 
 	while (v[i].key && strcmp(v[i].key, key) != 0)
 		i = (i + 1) & (cap - 1);

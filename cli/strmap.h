@@ -4,6 +4,7 @@
 #define PROFRUN_CLI_STRMAP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct strmap_slot {
 	char *key; /* owned copy */
@@ -14,6 +15,9 @@ struct strmap {
 	struct strmap_slot *v;
 	size_t n, cap; /* cap is 0 or a power of two */
 };
+
+/* FNV-1a hash of S. */
+uint64_t str_hash(const char *s);
 
 /* The slot of KEY, created (value NULL) when absent; NULL when out of
  * memory.  Slots move when the map grows: use one before the next call. */
