@@ -117,6 +117,8 @@ func_list_finish(struct func_list *l)
 {
 	size_t i, n = 0;
 
+	if (l->n == 0) /* l->v may be NULL */
+		return;
 	qsort_r(l->v, l->n, sizeof(*l->v), cmp_key, &l->key);
 	for (i = 0; i < l->n; i++) {
 		if (n > 0 && cmp_key(&l->v[n - 1], &l->v[i], &l->key) == 0) {

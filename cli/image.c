@@ -63,7 +63,8 @@ image_add(struct image *im, const struct profile *p)
 	if (!t)
 		return -1;
 	im->samples = t;
-	memcpy(t + im->n, p->samples, p->nsamples * sizeof(*t));
+	if (p->nsamples > 0) /* a member without samples has none */
+		memcpy(t + im->n, p->samples, p->nsamples * sizeof(*t));
 	im->n += p->nsamples;
 	im->main += p->main;
 	im->outside += p->outside;

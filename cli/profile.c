@@ -533,7 +533,8 @@ list_members(const char *path, struct member_ref **out, size_t *nout)
 		refs[n++].seq = seq;
 	}
 	closedir(dir);
-	qsort(refs, n, sizeof(*refs), cmp_member);
+	if (n > 0) /* refs is NULL for a directory with no member */
+		qsort(refs, n, sizeof(*refs), cmp_member);
 	*out = refs;
 	*nout = n;
 	return 0;

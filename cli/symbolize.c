@@ -138,6 +138,8 @@ sort_syms(struct module *m)
 	size_t i, n = 0;
 	uint64_t next;
 
+	if (m->nsyms == 0) /* m->syms may be NULL */
+		return;
 	qsort(m->syms, m->nsyms, sizeof(*m->syms), cmp_sym);
 	for (i = 0; i < m->nsyms; i++) {
 		if (n > 0 && m->syms[n - 1].start == m->syms[i].start)
