@@ -52,7 +52,12 @@ int report_path(const char *path, const struct report_opts *opts, FILE *out);
 int report_paths(char *const *paths, size_t n, const struct report_opts *opts,
 		 FILE *out);
 
-/* "profrun: " + printf-style message + newline, on stderr. */
+/* Replace the terminal control characters in the LEN bytes at S (escape
+ * sequences a hostile profile could carry in a path, a note or a symbol
+ * name) with '?'; newlines are kept when KEEP_NEWLINES. */
+void cli_printable(char *s, size_t len, bool keep_newlines);
+
+/* "profrun: " + printf-style message + newline, on stderr, printable. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

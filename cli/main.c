@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -25,11 +26,21 @@ static void
 vmessage(const char *kind, const char *fmt, va_list ap)
 {
 	fflush(stdout);
+	char *msg;
+	int len = vasprintf(&msg, fmt, ap);
+
 	fputs("profrun: ", stderr);
 	if (kind)
 		fputs(kind, stderr);
-	vfprintf(stderr, fmt, ap);
+	if (len < 0) {
+		fputs("(out of memory)\n", stderr);
+		return;
+	}
+	/* messages quote paths and strings from profiles: no escapes */
+	cli_printable(msg, (size_t)len, false);
+	fputs(msg, stderr);
 	fputc('\n', stderr);
+	free(msg);
 }
 
 void

@@ -126,6 +126,12 @@ check_regions(const struct profrun_header *h, char *err, size_t errlen)
 	};
 	size_t i, j;
 
+	if (h->strings_size > PROFILE_MAX_STRINGS)
+		return fail(err, errlen, "string area of %u bytes (at most %u)",
+			    h->strings_size, PROFILE_MAX_STRINGS);
+	if (h->wrap_slots > PROFILE_MAX_WRAP_SLOTS)
+		return fail(err, errlen, "wrap table of %u slots (at most %u)",
+			    h->wrap_slots, PROFILE_MAX_WRAP_SLOTS);
 	for (i = 0; i < 3; i++) {
 		if (r[i].off < h->header_size || r[i].size > h->file_size ||
 		    r[i].off > h->file_size - r[i].size)
@@ -154,12 +160,13 @@ static int
 get_string(const uint8_t *buf, const struct profrun_header *h, uint32_t off,
 	   const char *what, char **out, char *err, size_t errlen)
 {
-	const char *s = (const char *)buf + off;
 	uint64_t end = h->strings_off + h->strings_size;
+	const char *s;
 
 	if (off < h->strings_off || off >= end)
 		return fail(err, errlen, "%s string at %u outside the string area",
 			    what, off);
+	s = (const char *)buf + off;
 	if (!memchr(s, '\0', end - off))
 		return fail(err, errlen, "%s string not terminated", what);
 	*out = strdup(s);
@@ -342,8 +349,10 @@ read_all(int fd, uint8_t *buf, size_t size)
 	return 0;
 }
 
-/* Check the header against the real size before reading everything, so a
- * file claiming gigabytes costs nothing. */
+/* Check the header and the whole layout it describes against the real
+ * size before reading everything, so a file claiming gigabytes costs
+ * nothing: what is allocated is at most the real file, and a consistent
+ * layout is at most PROFILE_MAX_FILE. */
 static int
 read_checked(int fd, uint64_t size, uint8_t **out, char *err, size_t errlen)
 {
@@ -355,7 +364,8 @@ read_checked(int fd, uint64_t size, uint8_t **out, char *err, size_t errlen)
 	if (read_all(fd, head, n))
 		return fail(err, errlen, "read error: %s",
 			    errno ? strerror(errno) : "file shrank");
-	if (check_ident(head, size, &h, err, errlen))
+	if (check_ident(head, size, &h, err, errlen) ||
+	    check_buckets(&h, err, errlen) || check_regions(&h, err, errlen))
 		return -1;
 	if (size > PROFILE_MAX_FILE)
 		return fail(err, errlen, "too large for a profile (%llu bytes)",
@@ -380,7 +390,9 @@ profile_read(const char *path, struct profile *p, char *err, size_t errlen)
 	int fd, ret;
 
 	memset(p, 0, sizeof(*p));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO planted in a run directory must not hang us
+	 * before fstat() can refuse it. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return fail(err, errlen, "%s", strerror(errno));
 	if (fstat(fd, &st) < 0) {

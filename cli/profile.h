@@ -9,8 +9,14 @@
 
 #include "profrun/format.h"
 
-/* Largest member file accepted: the biggest valid histogram is 32 MiB. */
-#define PROFILE_MAX_FILE (256ull * 1024 * 1024)
+/* Limits on what a reader accepts, far above what the shim writes (an exe
+ * path and a note; PROFRUN_WRAP_SLOTS slots) yet small enough that a
+ * hostile header cannot make the reader allocate much: the largest
+ * consistent member is the header, 1 MiB of strings, 16 MiB of wrap table
+ * and a 32 MiB histogram. */
+#define PROFILE_MAX_STRINGS (1u << 20)
+#define PROFILE_MAX_WRAP_SLOTS (1u << 20)
+#define PROFILE_MAX_FILE (64ull * 1024 * 1024)
 
 /* One bucket that got samples: link-time address and exact count. */
 struct profile_sample {

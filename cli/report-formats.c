@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The table of report formats. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -33,6 +36,45 @@ report_format_names(void)
 	return "text|json|csv|markdown|gmon|pprof";
 }
 
+void
+cli_printable(char *s, size_t len, bool keep_newlines)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if ((c < 0x20 && c != '\t' && !(c == '\n' && keep_newlines)) ||
+		    c == 0x7f)
+			s[i] = '?';
+	}
+}
+
+/* A textual report, rendered in memory and written without control
+ * characters: every name in it comes from files anyone can hand us. */
+static int
+write_printable(const struct report_format *f, const struct report *r,
+		FILE *out)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	int ret;
+
+	if (!mem)
+		return -1;
+	ret = f->write(r, mem);
+	if (fclose(mem) != 0)
+		ret = -1;
+	if (ret == 0) {
+		cli_printable(text, len, true);
+		if (fwrite(text, 1, len, out) != len || fflush(out) != 0)
+			ret = -1;
+	}
+	free(text);
+	return ret;
+}
+
 int
 report_write(const struct report *r, const char *format,
 	     FILE *out)
@@ -47,5 +89,5 @@ report_write(const struct report *r, const char *format,
 			  "or use -o FILE", f->name);
 		return -1;
 	}
-	return f->write(r, out);
+	return f->binary ? f->write(r, out) : write_printable(f, r, out);
 }
