@@ -377,6 +377,20 @@ spawn(const char *path, char **argv, int *status)
 	return err;
 }
 
+/* A set-user-ID or set-group-ID program runs with its own privileges in
+ * secure-execution mode, where the shim is never loaded: run it as it is,
+ * with no profile and no report. */
+static int
+run_unprofiled(const char *prog, char **argv)
+{
+	int status;
+
+	cli_error("%s: set-user-ID or set-group-ID program: it runs, but is "
+		  "not profiled", argv[0]);
+	spawn(prog, argv, &status);
+	return status;
+}
+
 int
 cmd_run(int argc, char **argv)
 {
@@ -393,6 +407,8 @@ cmd_run(int argc, char **argv)
 		ret = program_check_dynamic(prog);
 	if (ret != 0)
 		return ret;
+	if (program_is_setid(prog))
+		return run_unprofiled(prog, argv);
 	if (find_shim(shim, sizeof(shim)) != 0) {
 		cli_error("%s: shim not found (set PROFRUN_SHIM, or reinstall)", shim);
 		return EXIT_FAIL;

@@ -166,3 +166,15 @@ program_check_dynamic(const char *path)
 {
 	return check_file(path, path, 0);
 }
+
+bool
+program_is_setid(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return false;
+	/* set-group-ID without group execute marks mandatory locking */
+	return (st.st_mode & S_ISUID) ||
+	       ((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP));
+}

@@ -3,6 +3,7 @@
 #ifndef PROFRUN_PROGRAM_H
 #define PROFRUN_PROGRAM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Resolve NAME as execvp(3) would: a name with a slash is used as given,
@@ -15,5 +16,10 @@ int program_resolve(const char *name, char *out, size_t outsz);
  * executable, or a script whose interpreter is one.  Returns 0, or 126
  * after printing one line saying why not. */
 int program_check_dynamic(const char *path);
+
+/* True when PATH is set-user-ID or set-group-ID: the dynamic linker runs
+ * it in secure-execution mode, where LD_PRELOAD is ignored, so profrun runs
+ * it unprofiled. */
+bool program_is_setid(const char *path);
 
 #endif /* PROFRUN_PROGRAM_H */
