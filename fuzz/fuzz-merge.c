@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Harness: reading several members and merging them into one report
+ * (report_build in cli/aggregate.c, symbolization, both output formats).
+ *
+ * Input: one option byte, then members, each starting with the magic
+ * "PROFRUN\0" (so a concatenation of real member files is a valid input).
+ * Option bits: 0 --force, 1 --by-process, 2 JSON, 3 --top 1, 4 --pid of
+ * the first member.  A member that names an executable is symbolized
+ * against FUZZ_EXE, a fixed binary of the build, so that runs are
+ * reproducible and never wander the file system.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/report.h"
+#include "fuzz.h"
+
+#define MAX_MEMBERS 8
+
+static const char magic[PROFRUN_MAGIC_LEN] = PROFRUN_MAGIC;
+
+/* Start of the next member at or after FROM, or END. */
+static const uint8_t *
+next_member(const uint8_t *from, const uint8_t *end)
+{
+	const uint8_t *m = from < end ? memmem(from, (size_t)(end - from), magic,
+						sizeof(magic))
+				      : NULL;
+
+	return m ? m : end;
+}
+
+/* Parse the members of DATA into RUN (at most MAX_MEMBERS). */
+static void
+load_members(const uint8_t *data, const uint8_t *end, struct run *run)
+{
+	const uint8_t *m = next_member(data, end), *next;
+	char err[256];
+	struct profile *p;
+
+	while (m < end && run->n < MAX_MEMBERS) {
+		next = next_member(m + sizeof(magic), end);
+		p = &run->members[run->n];
+		if (profile_parse(m, (size_t)(next - m), p, err, sizeof(err)) == 0) {
+			if (p->exe[0] != '\0') {
+				free(p->exe);
+				p->exe = strdup(FUZZ_EXE);
+				fuzz_assert(p->exe != NULL, "out of memory");
+			}
+			run->n++;
+		}
+		m = next;
+	}
+}
+
+static void
+report_once(const struct run *run, const struct report_opts *opts, FILE *out)
+{
+	struct report r;
+
+	if (report_build(&r, run, opts) != 0)
+		return;
+	fuzz_assert(r.total == r.main + r.outside, "totals do not add up");
+	if (opts->format[0] == 'j')
+		report_json(&r, out);
+	else
+		report_text(&r, out);
+	report_fini(&r);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static FILE *sink;
+	struct profile members[MAX_MEMBERS];
+	struct run run = { .path = (char *)"fuzz", .members = members };
+	struct report_opts opts = { .format = "text" };
+	size_t i;
+
+	if (size < 1)
+		return 0;
+	if (!sink)
+		sink = fopen("/dev/null", "w");
+	fuzz_assert(sink != NULL, "cannot open /dev/null");
+	opts.force = data[0] & 1;
+	opts.by_process = data[0] & 2;
+	opts.format = data[0] & 4 ? "json" : "text";
+	opts.top = data[0] & 8 ? 1 : 0;
+	load_members(data + 1, data + size, &run);
+	if (run.n > 0) {
+		opts.pid = data[0] & 16 ? members[0].hdr.pid : 0;
+		report_once(&run, &opts, sink);
+	}
+	for (i = 0; i < run.n; i++)
+		profile_fini(&members[i]);
+	return 0;
+}

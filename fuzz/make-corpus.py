@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Write the seed corpus of the fuzz harnesses (docs/fuzzing.md).
+
+usage: make-corpus.py SPLIT_BINARY REAL_MEMBER...
+
+REAL_MEMBER are member files of real runs (the shim's own output); they
+are copied as they are.  Small members crafted with tests/mkprofile.py
+(a 4-slot wrap table, a short text range, a 16-bit wrap, a note) join them,
+since a fuzzer mutates a 1 KiB input far faster than a 66 KiB one.  The
+merge corpus is an option byte followed by several members.
+"""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+import mkprofile  # noqa: E402
+
+
+def crafted(split, **kw):
+    args = dict(exe=split, recorded_exe="/usr/bin/split", text=(0x1000, 0x1100),
+                bucket_size=2, sample=[], symbol=[], outside=0,
+                state="exited", exit=0, flags=0, note="", cpu_ms=10,
+                rate=1000, pid=100, ppid=1, build_id="", version=1,
+                min_version=1)
+    args.update(kw)
+    return mkprofile.build(type("A", (), args))
+
+
+def main():
+    split, real = sys.argv[1], sys.argv[2:]
+    mkprofile.WRAP_SLOTS = 4
+    small = {
+        "small-exited": crafted(split, sample=["0x1010=7", "0x1012=1"]),
+        "small-wrap": crafted(split, sample=["0x1020=70000"], outside=3),
+        "small-running-note": crafted(split, state="running", pid=101,
+                                      note="stopped early", flags=32,
+                                      sample=["0x10fe=2"]),
+        "small-bucket8": crafted(split, bucket_size=8, pid=102,
+                                 sample=["0x1008=5"]),
+    }
+    out = os.path.join(HERE, "corpus")
+    prof = {}
+    for path in real:
+        with open(path, "rb") as f:
+            name = os.path.basename(os.path.dirname(path)).replace(".prof", "")
+            prof["real-" + name] = f.read()
+    prof.update(small)
+    for name, data in prof.items():
+        with open(os.path.join(out, "profile", name), "wb") as f:
+            f.write(data)
+    merges = {
+        "small-three": b"\x00" + small["small-exited"] + small["small-wrap"]
+        + small["small-running-note"],
+        "small-json-by-process": b"\x06" + small["small-exited"]
+        + small["small-bucket8"],
+        "small-force-top-pid": b"\x19" + small["small-wrap"]
+        + small["small-exited"],
+    }
+    reals = [v for k, v in prof.items() if k.startswith("real-")]
+    if len(reals) >= 2:
+        merges["real-two"] = b"\x01" + reals[0] + reals[1]
+    for name, data in merges.items():
+        with open(os.path.join(out, "merge", name), "wb") as f:
+            f.write(data)
+
+
+if __name__ == "__main__":
+    main()

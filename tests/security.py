@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Security of what profrun reads and writes: hostile profiles, planted
+symbolic links, set-user-ID programs, and the shim's signal handler.
+
+Usage: security.py CASE, with the environment of e2e.py (whose helpers and
+conventions it shares: exit 0 pass, 1 fail, 77 skip)."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+import e2e
+from e2e import PROFRUN, SHIM, Skip, case, expect, one_line_error, run, wl
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mkprofile  # noqa: E402
+
+GiB = 1 << 30
+# struct profrun_header offsets (include/profrun/format.h)
+OFF_FILE_SIZE, OFF_STRINGS_SIZE, OFF_WRAP_SLOTS, OFF_NBUCKETS = 16, 32, 36, 56
+
+
+def crafted(**kw):
+    args = dict(exe=wl("outcome"), recorded_exe=None, text=None, bucket_size=2,
+                sample=[], symbol=["spin=50"], outside=0, state="exited",
+                exit=0, flags=0, note="", cpu_ms=500, rate=1000, pid=100,
+                ppid=1, build_id="auto", version=1, min_version=1)
+    args.update(kw)
+    return bytearray(mkprofile.build(type("A", (), args)))
+
+
+def put(buf, off, value, size):
+    buf[off:off + size] = value.to_bytes(size, "little")
+
+
+def measured(args, tmp):
+    """Run ARGS; return (CompletedProcess, seconds, its peak RSS in MiB)."""
+    paths = [os.path.join(tmp, n) for n in ("measured.out", "measured.err")]
+    with open(paths[0], "w") as out, open(paths[1], "w") as err:
+        t0 = time.monotonic()
+        p = subprocess.Popen(args, stdout=out, stderr=err)
+        _, status, ru = os.wait4(p.pid, 0)
+        secs = time.monotonic() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)
+    texts = []
+    for path in paths:
+        with open(path) as f:
+            texts.append(f.read())
+    cp = subprocess.CompletedProcess(args, p.returncode, *texts)
+    return cp, secs, ru.ru_maxrss / 1024
+
+
+@case
+def absurd_sizes_refused_quickly_in_small_memory(tmp):
+    good = crafted()
+    damages = {}
+    b = bytearray(good)
+    put(b, OFF_FILE_SIZE, 8 * GiB, 8)
+    damages["claims-8GiB"] = (b, None)
+    b = bytearray(good)
+    put(b, OFF_FILE_SIZE, 4 * GiB, 8)
+    damages["sparse-4GiB"] = (b, 4 * GiB)
+    b = bytearray(good)
+    put(b, OFF_FILE_SIZE, 4 * GiB, 8)
+    put(b, OFF_WRAP_SLOTS, (1 << 28) - 1, 4)
+    damages["4GiB-wrap-table"] = (b, 4 * GiB)
+    b = bytearray(good)
+    put(b, OFF_FILE_SIZE, 5 * GiB, 8)
+    put(b, OFF_STRINGS_SIZE, 0xffffffff, 4)
+    damages["4GiB-strings"] = (b, 5 * GiB)
+    b = bytearray(good)
+    put(b, OFF_NBUCKETS, 1 << 60, 8)
+    damages["2^60-buckets"] = (b, None)
+    for name, (data, size) in damages.items():
+        d = os.path.join(tmp, name)
+        os.mkdir(d)
+        path = os.path.join(d, "1.prof")
+        with open(path, "wb") as f:
+            f.write(data)
+            if size:
+                f.truncate(size)  # sparse: costs no disk
+        for target in (d, path):
+            cp, secs, rss = measured([PROFRUN, "report", target], tmp)
+            one_line_error(cp, f"{name} profile")
+            expect(secs < 5, f"{name}: refusal took {secs:.1f} s")
+            expect(rss < 150, f"{name}: peak RSS {rss:.0f} MiB for a refusal")
+
+
+def fork_then(setup, argv, env, stdout):
+    """Run ARGV (output to the file STDOUT) in a child whose pid is known
+    before it runs: SETUP(pid) runs first.  Returns its exit status."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(w)
+        os.read(r, 1)
+        fd = os.open(stdout, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.dup2(fd, 1)
+        os.umask(0)  # the shim's modes must not depend on the umask
+        os.execve(argv[0], argv, env)
+    os.close(r)
+    setup(pid)
+    os.write(w, b"g")
+    os.close(w)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+@case
+def planted_symlinks_at_member_paths_left_untouched(tmp):
+    out = os.path.join(tmp, "run.prof")
+    os.mkdir(out)
+    precious = os.path.join(tmp, "precious")
+    with open(precious, "w") as f:
+        f.write("precious\n")
+    nowhere = os.path.join(tmp, "nowhere")
+
+    def plant(pid):
+        os.symlink(precious, os.path.join(out, f"{pid}.prof"))
+        os.symlink(nowhere, os.path.join(out, f"{pid}-1.prof"))
+
+    env = dict(os.environ, LD_PRELOAD=SHIM, PROFRUN_OUTPUT=out)
+    log = os.path.join(tmp, "stdout")
+    status = fork_then(plant, [wl("outcome"), "exit:4", "0.2"], env, log)
+    with open(log) as f:
+        said = f.read()
+    expect(status == 4 and said == "outcome exit:4\n",
+           f"with links planted the program exited {status}, said {said!r}")
+    with open(precious) as f:
+        expect(f.read() == "precious\n", "a symlink's target was written")
+    expect(not os.path.lexists(nowhere), "a dangling symlink's target was created")
+    members = [m for m in os.listdir(out) if not os.path.islink(os.path.join(out, m))]
+    expect(len(members) == 1 and re.fullmatch(r"\d+-2\.prof", members[0]),
+           f"the profile went to {members}, not the next free name")
+    mode = os.stat(os.path.join(out, members[0])).st_mode
+    expect(mode & 0o022 == 0, f"member created with mode {oct(mode)} under umask 0")
+    report = e2e.report_json(os.path.join(out, members[0]))
+    expect(report["samples"]["total"] >= 0, "the profile is unreadable")
+
+
+@case
+def setuid_program_runs_unprofiled(tmp):
+    if os.geteuid() != 0:
+        raise Skip("needs root to give a program another owner")
+    if os.statvfs(tmp).f_flag & os.ST_NOSUID:
+        raise Skip(f"{tmp} is mounted nosuid")
+    prog = os.path.join(tmp, "setuid-outcome")
+    shutil.copy(wl("outcome"), prog)
+    os.chown(prog, 65534, -1)  # nobody
+    os.chmod(prog, 0o4755)
+    out = os.path.join(tmp, "su.prof")
+    cp = run([PROFRUN, "-o", out, prog, "exit:3", "0.1"])
+    expect(cp.returncode == 3, f"set-user-ID program: profrun exited {cp.returncode}")
+    expect(cp.stdout == "outcome exit:3\n", f"its stdout is {cp.stdout!r}")
+    lines = cp.stderr.splitlines()
+    expect(len(lines) == 1 and lines[0].startswith("profrun: ")
+           and "set-user-ID" in lines[0] and "not profiled" in lines[0],
+           f"expected one line saying it is not profiled, got {cp.stderr!r}")
+    expect(not os.path.exists(out), "a profile was written for it")
+    # the shim alone: the dynamic linker never loads it in secure mode
+    env = dict(os.environ, LD_PRELOAD=SHIM, PROFRUN_OUTPUT=out)
+    cp = run([prog, "exit:5", "0.1"], env=env)
+    expect(cp.returncode == 5 and cp.stdout == "outcome exit:5\n",
+           f"under the shim alone: exit {cp.returncode}, {cp.stdout!r}")
+    expect(not os.path.exists(out), "the shim wrote a profile in a set-user-ID process")
+
+
+@case
+def hostile_strings_never_reach_the_terminal(tmp):
+    d = os.path.join(tmp, "esc.prof")
+    os.mkdir(d)
+    with open(os.path.join(d, "1.prof"), "wb") as f:
+        f.write(crafted(note="\x1b]0;owned\x07\x1b[2J", flags=32,
+                        recorded_exe=wl("outcome") + "\x1b[31m"))
+    for fmt in ("text", "json"):
+        cp = run([PROFRUN, "report", "--format", fmt, d])
+        for stream, text in (("stdout", cp.stdout), ("stderr", cp.stderr)):
+            expect("\x1b" not in text and "\x07" not in text,
+                   f"{fmt}: escape sequence on {stream}: {text!r}")
+    expect("?]0;owned?" in run([PROFRUN, "report", d]).stdout,
+           "the note is not shown with its controls replaced")
+
+
+@case
+def fifo_member_refused_without_hanging(tmp):
+    d = os.path.join(tmp, "fifo.prof")
+    os.mkdir(d)
+    os.mkfifo(os.path.join(d, "1.prof"))
+    with open(os.path.join(d, "2.prof"), "wb") as f:
+        f.write(crafted(pid=2))
+    cp = run([PROFRUN, "report", d], timeout=20)
+    expect(cp.returncode == 0, f"exit {cp.returncode}: {cp.stderr}")
+    expect("1.prof" in cp.stderr and "not a regular file" in cp.stderr,
+           f"the FIFO is not named as skipped: {cp.stderr!r}")
+
+
+@case
+def sigprof_handler_keeps_errno_and_calls_no_library(tmp):
+    out = os.path.join(tmp, "errno.prof")
+    cp = run([PROFRUN, "-q", "-F", "1000", "-o", out, wl("errno-spin"), "1.0"])
+    expect(cp.returncode == 0 and cp.stdout.startswith("errno intact"),
+           f"exit {cp.returncode}: {cp.stdout!r} {cp.stderr!r}")
+    expect(e2e.report_json(out)["samples"]["total"] >= 100,
+           "too few samples for the check to mean anything")
+    # The handler may call only through pointers (profil's handler) and
+    # __errno_location: no allocator, no lock, nothing else from libc.
+    dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", SHIM],
+                         capture_output=True, text=True, check=True).stdout
+    body = re.search(r"<on_sigprof>:\n(.*?)\n\n", dis, re.S)
+    expect(body is not None, "no on_sigprof in the shim's symbol table")
+    targets = set(re.findall(r"\b(?:call|jmp)\s+[0-9a-f]+ <([^>+]+)", body.group(1)))
+    targets -= {"on_sigprof", "__errno_location@plt"}
+    expect(not targets, f"the SIGPROF handler calls {sorted(targets)}")
+
+
+if __name__ == "__main__":
+    sys.exit(e2e.main())
