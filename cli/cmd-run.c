@@ -246,6 +246,24 @@ clear_run_dir(const char *path)
 	return ret;
 }
 
+/* OUTPUT (not a symbolic link) and its resolved path ABS are still one
+ * directory: nobody swapped a link in while it was being prepared, which
+ * would send the shim's writes elsewhere. */
+static int
+same_directory(const char *output, const char *abs)
+{
+	struct stat a, b;
+
+	if (lstat(output, &a) != 0 || lstat(abs, &b) != 0 ||
+	    !S_ISDIR(a.st_mode) || !S_ISDIR(b.st_mode) || a.st_dev != b.st_dev ||
+	    a.st_ino != b.st_ino) {
+		cli_error("%s: changed while being prepared; refusing to write there",
+			  output);
+		return -1;
+	}
+	return 0;
+}
+
 /* Make OUTPUT an empty run directory and its absolute path into ABS. */
 static int
 prepare_output(const char *output, char *abs, size_t abssz)
@@ -272,7 +290,7 @@ prepare_output(const char *output, char *abs, size_t abssz)
 		cli_error("%s: %s", output, strerror(errno));
 		return -1;
 	}
-	return 0;
+	return same_directory(output, abs);
 }
 
 static void
