@@ -54,7 +54,7 @@ int report_paths(char *const *paths, size_t n, const struct report_opts *opts,
 
 /* Replace the terminal control characters in the LEN bytes at S (escape
  * sequences a hostile profile could carry in a path, a note or a symbol
- * name) with '?'; newlines are kept when KEEP_NEWLINES. */
+ * name) with '?'; line ends ("\n", "\r\n") are kept when KEEP_NEWLINES. */
 void cli_printable(char *s, size_t len, bool keep_newlines);
 
 /* "profrun: " + printf-style message + newline, on stderr, printable. */

@@ -43,8 +43,10 @@ cli_printable(char *s, size_t len, bool keep_newlines)
 
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
+		bool eol = c == '\n' ||
+			   (c == '\r' && i + 1 < len && s[i + 1] == '\n');
 
-		if ((c < 0x20 && c != '\t' && !(c == '\n' && keep_newlines)) ||
+		if ((c < 0x20 && c != '\t' && !(eol && keep_newlines)) ||
 		    c == 0x7f)
 			s[i] = '?';
 	}
