@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,6 +140,8 @@ json_function(struct diff_side *s, json_object *f, uint64_t *sum)
 	if (!json_object_object_get_ex(f, "module", &module) ||
 	    !json_object_is_type(module, json_type_string))
 		module = NULL;
+	if ((uint64_t)n > s->total - *sum) /* *sum <= total: no overflow */
+		return side_error(s, "samples do not add up to samples.total");
 	*sum += (uint64_t)n;
 	if (diff_side_add(s, json_object_get_string(name),
 			  module ? module_display(json_object_get_string(module))
@@ -158,8 +161,8 @@ json_rest(struct diff_side *s, json_object *root, json_object *samples,
 
 	if (json_object_object_get_ex(root, "omitted", &omitted))
 		left = json_count(omitted, "samples");
-	if (outside < 0 || left < 0 ||
-	    listed + (uint64_t)outside + (uint64_t)left > s->total)
+	if (outside < 0 || left < 0 || (uint64_t)outside > s->total - listed ||
+	    (uint64_t)left > s->total - listed - (uint64_t)outside)
 		return side_error(s, "samples do not add up to samples.total");
 	if (left > 0)
 		cli_warn("diff: %s lists only the top functions; the others "
@@ -211,6 +214,42 @@ load_json(struct diff_side *s)
 	}
 	ret = load_json_object(s, root);
 	json_object_put(root);
+	return ret;
+}
+
+int
+diff_side_parse_json(struct diff_side *s, const char *path, const char *text,
+		     size_t len)
+{
+	json_tokener *tok = len <= INT_MAX ? json_tokener_new() : NULL;
+	json_object *root = NULL;
+	const char *why = len > INT_MAX ? "too large" : "out of memory";
+	char buf[256];
+	int ret = -1;
+
+	memset(s, 0, sizeof(*s));
+	s->path = path;
+	s->from_json = true;
+	if (tok) {
+		root = json_tokener_parse_ex(tok, text, (int)len);
+		if (json_tokener_get_error(tok) != json_tokener_success) {
+			why = json_tokener_error_desc(json_tokener_get_error(tok));
+			json_object_put(root);
+			root = NULL;
+		}
+		json_tokener_free(tok);
+	}
+	if (root) {
+		ret = load_json_object(s, root);
+		json_object_put(root);
+	} else {
+		snprintf(buf, sizeof(buf), "not valid JSON (%s)", why);
+		side_error(s, buf);
+	}
+	if (ret != 0) {
+		diff_side_fini(s);
+		s->path = path;
+	}
 	return ret;
 }
 

@@ -60,8 +60,10 @@ match(struct diff *d)
 	size_t i = 0, j = 0;
 	int c;
 
-	qsort(b->fns, b->n, sizeof(*b->fns), cmp_fn);
-	qsort(n->fns, n->n, sizeof(*n->fns), cmp_fn);
+	if (b->n > 0) /* a side without functions has fns == NULL */
+		qsort(b->fns, b->n, sizeof(*b->fns), cmp_fn);
+	if (n->n > 0)
+		qsort(n->fns, n->n, sizeof(*n->fns), cmp_fn);
 	while (i < b->n || j < n->n) {
 		if (i < b->n && j < n->n && same_fn(&b->fns[i], &n->fns[j])) {
 			add_row(d, &b->fns[i++], &n->fns[j++]);

@@ -69,6 +69,11 @@ struct diff {
 int diff_side_load(struct diff_side *s, const char *path,
 		   const struct diff_opts *opts);
 void diff_side_fini(struct diff_side *s);
+/* Load S from the JSON report TEXT of LEN bytes (PATH names it in
+ * messages); the reader diff_side_load uses, from memory, for the fuzz
+ * harness.  Returns 0, or -1 after printing an error. */
+int diff_side_parse_json(struct diff_side *s, const char *path,
+			 const char *text, size_t len);
 int diff_side_add(struct diff_side *s, const char *name, const char *module,
 		  uint64_t samples);
 
