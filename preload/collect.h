@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Pure sample-collection arithmetic shared by the SIGPROF handler and the
- * unit tests: glibc profil()'s bucket index and the lock-free carry table
- * that turns its 16-bit counters into exact counts.
+ * unit tests: glibc profil()'s bucket index, the lock-free carry table
+ * that turns its 16-bit counters into exact counts, and the lock-free
+ * table of the PCs that fall outside them (shared libraries, the vdso).
  *
  * Everything here is async-signal-safe: no calls, no locks, only atomics
  * on memory the caller owns.
@@ -10,6 +11,7 @@
 #ifndef PROFRUN_COLLECT_H
 #define PROFRUN_COLLECT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +26,8 @@ struct collect {
 	uint32_t wrap_slots; /* power of two */
 	uintptr_t offset;    /* runtime address of bucket 0 (profil's offset) */
 	uint32_t scale;	     /* profil's scale */
+	struct profrun_pc *pcs; /* PCs outside the histogram, or NULL */
+	uint32_t pc_slots;	/* power of two */
 };
 
 /* profil()'s bucket index for PC, computed exactly as glibc's profil_count()
@@ -55,6 +59,23 @@ collect_wrap_hash(uint64_t bucket, uint32_t nslots)
 	return (uint32_t)((bucket * 0x9e3779b97f4a7c15ull) >> 32) & (nslots - 1);
 }
 
+/* Find KEY's slot at *SLOT_KEY, claiming it by compare-and-swap when it
+ * is free.  Returns true when the slot is (now) KEY's.  Async-signal-safe
+ * and safe against concurrent callers. */
+static inline bool
+collect_claim(uint64_t *slot_key, uint64_t key)
+{
+	uint64_t k = __atomic_load_n(slot_key, __ATOMIC_ACQUIRE);
+	uint64_t expect = 0;
+
+	if (k != 0)
+		return k == key;
+	if (__atomic_compare_exchange_n(slot_key, &expect, key, 0,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return true;
+	return expect == key;
+}
+
 /* Record one 16-bit wrap of hist[BUCKET] in TAB (NSLOTS slots, a power of
  * two): open addressing, the key claimed by compare-and-swap, the count
  * bumped atomically.  Returns 0, or -1 when the table is full.
@@ -62,28 +83,77 @@ collect_wrap_hash(uint64_t bucket, uint32_t nslots)
 static inline int
 collect_wrap_record(struct profrun_wrap *tab, uint32_t nslots, uint64_t bucket)
 {
-	uint64_t key = bucket + 1;
 	uint32_t h = collect_wrap_hash(bucket, nslots);
 
 	for (uint32_t n = 0; n < nslots; n++, h = (h + 1) & (nslots - 1)) {
-		uint64_t k = __atomic_load_n(&tab[h].key, __ATOMIC_ACQUIRE);
-
-		if (k == 0) {
-			uint64_t expect = 0;
-
-			if (__atomic_compare_exchange_n(&tab[h].key, &expect, key, 0,
-							__ATOMIC_ACQ_REL,
-							__ATOMIC_ACQUIRE))
-				k = key;
-			else
-				k = expect;
-		}
-		if (k == key) {
+		if (collect_claim(&tab[h].key, bucket + 1)) {
 			__atomic_add_fetch(&tab[h].wraps, 1, __ATOMIC_RELAXED);
 			return 0;
 		}
 	}
 	return -1;
+}
+
+/* Slot where the search for the PC table's KEY starts. */
+static inline uint32_t
+collect_pc_hash(uint64_t key, uint32_t nslots)
+{
+	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 40) & (nslots - 1);
+}
+
+/* Count one sample under KEY (PC | generation << 48, never 0) in TAB
+ * (NSLOTS slots, a power of two), looking at no more than PROBE slots:
+ * open addressing, the key claimed by compare-and-swap, the count bumped
+ * atomically.  Returns 0, or -1 when no slot was found.
+ * Async-signal-safe and safe against concurrent callers. */
+static inline int
+collect_pc_record(struct profrun_pc *tab, uint32_t nslots, uint32_t probe,
+		  uint64_t key)
+{
+	uint32_t h = collect_pc_hash(key, nslots);
+
+	for (uint32_t n = 0; n < probe; n++, h = (h + 1) & (nslots - 1)) {
+		if (collect_claim(&tab[h].key, key)) {
+			__atomic_add_fetch(&tab[h].count, 1, __ATOMIC_RELAXED);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* The PC table's key for PC in module generation GEN, or 0 when PC cannot
+ * be one (0, or beyond 48 bits).  Async-signal-safe. */
+static inline uint64_t
+collect_pc_key(uintptr_t pc, uint32_t gen)
+{
+	if (pc == 0 || (uint64_t)pc > PROFRUN_PC_MASK)
+		return 0;
+	if (gen > PROFRUN_GEN_MAX)
+		gen = PROFRUN_GEN_MAX;
+	return (uint64_t)pc | (uint64_t)gen << PROFRUN_PC_BITS;
+}
+
+/* Record where a sample outside the histogram fell: its PC in the table,
+ * tagged with the module generation; a PC that is no key, or finds no
+ * slot, is counted instead.  Async-signal-safe. */
+static inline void
+collect_outside(const struct collect *c, uintptr_t pc)
+{
+	struct profrun_header *h = c->hdr;
+	uint64_t key;
+
+	if (c->pcs == NULL)
+		return;
+	key = collect_pc_key(pc, __atomic_load_n(&h->mod_generation,
+						 __ATOMIC_RELAXED));
+	if (key == 0) {
+		__atomic_add_fetch(&h->pcs_unmapped, 1, __ATOMIC_RELAXED);
+	} else if (collect_pc_record(c->pcs, c->pc_slots, PROFRUN_PC_PROBE,
+				     key) < 0) {
+		__atomic_add_fetch(&h->pcs_lost, 1, __ATOMIC_RELAXED);
+		__atomic_or_fetch(&h->flags, PROFRUN_F_PC_OVERFLOW,
+				  __ATOMIC_RELAXED);
+	}
 }
 
 /* Exact count of BUCKET: hist + 65536 * wraps.  Not for the handler. */
@@ -111,7 +181,7 @@ collect_before_profil(const struct collect *c, uintptr_t pc)
 
 /* Account for one sample at PC after profil()'s handler has done its
  * ++hist[i] (BEFORE is the value collect_before_profil() read): count it,
- * count it as outside when profil dropped it, and carry a wrap to 0 into
+ * count it as outside when profil dropped it (and record its PC), and carry a wrap to 0 into
  * the wrap table.  A counter that reads 0 both before and after was not
  * incremented in our buffer at all (profil() was taken over): no wrap.
  * Async-signal-safe. */
@@ -124,6 +194,7 @@ collect_after_profil(const struct collect *c, uintptr_t pc, uint16_t before)
 	__atomic_add_fetch(&h->samples_total, 1, __ATOMIC_RELAXED);
 	if (i >= c->nbuckets) {
 		__atomic_add_fetch(&h->samples_outside, 1, __ATOMIC_RELAXED);
+		collect_outside(c, pc);
 		return;
 	}
 	if (*(volatile uint16_t *)&c->hist[i] != 0 || before == 0)

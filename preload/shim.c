@@ -54,6 +54,7 @@ static struct {
 	struct layout layout;
 	struct collect col;
 	struct target tgt;
+	uint32_t vdso_size;		/* bytes of the vdso image kept */
 	char dir[PATH_MAX];		/* absolute run directory */
 } g;
 
@@ -169,6 +170,7 @@ resolve_all(void)
 	REAL(getitimer);
 	REAL(profil);
 	interpose_resolve_all();
+	dl_resolve_all();
 }
 
 /* ---------------------------------------------------------------- profile */
@@ -212,12 +214,15 @@ set_collect(void *base)
 	g.col.wrap_slots = PROFRUN_WRAP_SLOTS;
 	g.col.offset = (uintptr_t)(g.tgt.text_start + g.tgt.load_bias);
 	g.col.scale = g.tgt.scale;
+	g.col.pcs = (struct profrun_pc *)((char *)base + g.layout.pcs_off);
+	g.col.pc_slots = PROFRUN_PC_SLOTS;
 }
 
 /* Create this image's member file and start profiling into it; state ON on
- * success.  Async-signal-safe (system calls only). */
+ * success.  The module records start empty, or as those of FROM (the
+ * parent's file, in a fork child).  Async-signal-safe (system calls only). */
 static int
-profile_open(pid_t pid, pid_t ppid)
+profile_open(pid_t pid, pid_t ppid, const struct profrun_header *from)
 {
 	struct proc_info p = { pid, ppid, writer_now_ns(), writer_cpu_ns(),
 			       cfg.freq };
@@ -235,7 +240,8 @@ profile_open(pid_t pid, pid_t ppid)
 			warn_err("cannot open run directory", g.dir, -dfd);
 		return dfd;
 	}
-	writer_layout(&g.layout, strlen(g.tgt.exe), g.tgt.nbuckets);
+	writer_layout(&g.layout, strlen(g.tgt.exe), g.tgt.nbuckets,
+		      g.vdso_size);
 	r = writer_create_member(dfd, pid, g.layout.file_size, &base, NULL);
 	close(dfd);
 	if (r < 0) {
@@ -244,6 +250,10 @@ profile_open(pid_t pid, pid_t ppid)
 	}
 	writer_init(base, &g.layout, &g.tgt, &p);
 	set_collect(base);
+	if (from != NULL)
+		modules_attach_copy(g.hdr, from);
+	else
+		modules_attach(g.hdr);
 	g.owner = pid;
 	r = timer_start(&g.col, cfg.freq);
 	if (r < 0) {
@@ -267,9 +277,22 @@ shim_check_takeover(void)
 		     "(profil() inside libc, or a direct system call)");
 }
 
+/* Not async-signal-safe. */
+void
+shim_modules_changed(void)
+{
+	int saved = errno;
+
+	if (shim_owns_profile())
+		modules_scan(g.tgt.exe);
+	errno = saved;
+}
+
 /* ---------------------------------------------------------------- exit */
-/* on_exit() hook: finish the profile but keep counting (later exit
- * handlers and destructors still land in the file).  Async-signal-safe. */
+/* on_exit() hook: record the objects loaded now (libc's own dlopens, as
+ * for NSS, go through no hook), finish the profile but keep counting
+ * (later exit handlers and destructors still land in the file).  Not
+ * async-signal-safe (neither is exit). */
 static void
 on_exit_hook(int status, void *arg)
 {
@@ -277,6 +300,7 @@ on_exit_hook(int status, void *arg)
 
 	if (g.state == SHIM_OFF || getpid() != g.owner)
 		return;
+	shim_modules_changed();
 	shim_check_takeover();
 	writer_finish(g.hdr, PROFRUN_STATE_EXITED, status & 0xff);
 	errno = saved;
@@ -285,11 +309,14 @@ on_exit_hook(int status, void *arg)
 /* ---------------------------------------------------------------- fork */
 static __thread bool fork_from_owner __attribute__((tls_model("initial-exec")));
 
-/* pthread_atfork prepare: note whether the profile's owner is forking (not
- * a vfork or raw-clone child sharing its memory).  Async-signal-safe. */
+/* pthread_atfork prepare: record the objects loaded now (the child starts
+ * from these records), note whether the profile's owner is forking (not a
+ * vfork or raw-clone child sharing its memory).  Not async-signal-safe
+ * (the scan), as fork is not either once it has atfork handlers. */
 static void
 on_fork_prepare(void)
 {
+	shim_modules_changed();
 	shim_check_takeover();
 	fork_from_owner = g.state != SHIM_OFF && getpid() == g.owner;
 }
@@ -309,7 +336,7 @@ on_fork_child(void)
 	timer_fork_child();
 	g.state = SHIM_OFF;
 	if (was == SHIM_ON && fork_from_owner) {
-		if (profile_open(getpid(), g.owner) < 0)
+		if (profile_open(getpid(), g.owner, old) < 0)
 			timer_stop();
 		if (g.hdr == old)
 			g.hdr = NULL;
@@ -384,9 +411,11 @@ startup(void)
 	}
 	if (resolve_output() < 0)
 		return;
-	profile_open(getpid(), getppid());
+	g.vdso_size = modules_vdso_size();
+	profile_open(getpid(), getppid(), NULL);
 	if (g.hdr == NULL)
 		return;
+	shim_modules_changed();
 	on_exit(on_exit_hook, NULL);
 	pthread_atfork(on_fork_prepare, NULL, on_fork_child);
 }

@@ -6,7 +6,9 @@
  *   target.c  finds the main executable's text, build-id and path
  *   writer.c  run directory, member file layout, header, notes
  *   timer.c   profil(), our SIGPROF handler, ITIMER_PROF rate, stop
- *   collect.h pure bucket and carry arithmetic used by the handler
+ *   modules.c the loaded objects (link maps) and the vdso, in the file
+ *   dl.c      dlopen/dlmopen/dlclose hooks that rescan the objects
+ *   collect.h pure bucket, carry and PC-table arithmetic of the handler
  *
  * Every function states whether it is async-signal-safe.  Functions return
  * 0 (or a descriptor/size) on success and a negative errno on failure.
@@ -119,6 +121,44 @@ int target_size_buckets(struct target *t, uint64_t lo, uint64_t hi,
  * build-id, /proc/self/exe).  Not async-signal-safe. */
 int target_find(struct target *t);
 
+/* The GNU build-id among the ELF notes in [P, END) (note alignment ALIGN,
+ * 4 or 8) into OUT (PROFRUN_BUILD_ID_MAX bytes); returns its length, or 0
+ * when there is none.  Pure, async-signal-safe. */
+uint32_t target_note_build_id(const uint8_t *p, const uint8_t *end,
+			      size_t align, uint8_t *out);
+
+/* ---------------------------------------------------------------- modules.c */
+/* Bytes of the vdso's ELF image to keep (0: no vdso, or too large).
+ * Async-signal-safe (reads the image in memory). */
+uint32_t modules_vdso_size(void);
+
+/* Record into the member file H from now on (H is mapped and sized by
+ * writer_layout): copy the vdso image, and start module generations at
+ * 0 (nothing scanned yet).  Async-signal-safe. */
+void modules_attach(struct profrun_header *h);
+
+/* A fork child's new member file H takes over the records of its
+ * parent's file FROM (the same objects are loaded) and forgets a scan
+ * another thread of the parent had in progress.  Async-signal-safe. */
+void modules_attach_copy(struct profrun_header *h,
+			 const struct profrun_header *from);
+
+/* Scan the loaded objects (dl_iterate_phdr) and bring the records up to
+ * date: new objects appended with the next generation, objects gone
+ * marked unloaded in it.  Concurrent scans fold into one; a scan asked
+ * for while one runs is done by that one before it returns.  MAIN_EXE is
+ * the main executable's path (its link map has no name).  Not
+ * async-signal-safe (dl_iterate_phdr, realpath). */
+void modules_scan(const char *main_exe);
+
+/* ---------------------------------------------------------------- dl.c */
+/* Scan the loaded objects now if this process owns a live profile (the
+ * hooks around dlopen and dlclose call it).  Not async-signal-safe. */
+void shim_modules_changed(void);
+
+/* Resolve the real dlopen, dlmopen and dlclose.  Not async-signal-safe. */
+void dl_resolve_all(void);
+
 /* ---------------------------------------------------------------- writer.c */
 struct layout {
 	uint64_t strings_off;
@@ -128,6 +168,11 @@ struct layout {
 	uint64_t wraps_off;
 	uint64_t hist_off;
 	uint64_t nbuckets;
+	uint64_t pcs_off;
+	uint64_t modules_off;
+	uint64_t modstr_off;
+	uint64_t vdso_off;	/* 0 when no vdso image is kept */
+	uint32_t vdso_size;
 	uint64_t file_size;
 };
 
@@ -141,11 +186,14 @@ struct proc_info {
 };
 
 /* Compute the member file layout for an exe path of EXE_LEN bytes (without
- * NUL) and NBUCKETS counters.  Pure, async-signal-safe. */
-void writer_layout(struct layout *l, size_t exe_len, uint64_t nbuckets);
+ * NUL), NBUCKETS counters and a vdso image of VDSO_SIZE bytes (0: none).
+ * Pure, async-signal-safe. */
+void writer_layout(struct layout *l, size_t exe_len, uint64_t nbuckets,
+		   uint32_t vdso_size);
 
 /* Initialize a zero-filled member image BASE (l->file_size bytes): header,
- * exe path; wrap table and histogram stay zero.  Pure, async-signal-safe. */
+ * exe path; the tables, histogram, module records and vdso image stay
+ * zero.  Pure, async-signal-safe. */
 void writer_init(void *base, const struct layout *l, const struct target *t,
 		 const struct proc_info *p);
 

@@ -40,9 +40,10 @@ target_size_buckets(struct target *t, uint64_t lo, uint64_t hi,
 	return -E2BIG;
 }
 
-/* Copy a GNU build-id from the notes in [P, END) into T.  Async-signal-safe. */
-static void
-scan_notes(struct target *t, const uint8_t *p, const uint8_t *end, size_t align)
+/* Pure, async-signal-safe. */
+uint32_t
+target_note_build_id(const uint8_t *p, const uint8_t *end, size_t align,
+		     uint8_t *out)
 {
 	while (p + sizeof(ElfW(Nhdr)) <= end) {
 		const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
@@ -52,16 +53,16 @@ scan_notes(struct target *t, const uint8_t *p, const uint8_t *end, size_t align)
 		const uint8_t *desc = name + namesz;
 
 		if (desc + descsz > end || desc < name)
-			return;
+			return 0;
 		if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
 		    memcmp(name, "GNU", 4) == 0 &&
 		    n->n_descsz <= PROFRUN_BUILD_ID_MAX) {
-			memcpy(t->build_id, desc, n->n_descsz);
-			t->build_id_len = n->n_descsz;
-			return;
+			memcpy(out, desc, n->n_descsz);
+			return n->n_descsz;
 		}
 		p = desc + descsz;
 	}
+	return 0;
 }
 
 struct phdr_scan {
@@ -91,8 +92,9 @@ on_object(struct dl_phdr_info *info, size_t size, void *data)
 			if (ph->p_vaddr + ph->p_memsz > s->hi)
 				s->hi = ph->p_vaddr + ph->p_memsz;
 		} else if (ph->p_type == PT_NOTE && s->t->build_id_len == 0) {
-			scan_notes(s->t, mem, mem + ph->p_memsz,
-				   ph->p_align == 8 ? 8 : 4);
+			s->t->build_id_len = target_note_build_id(
+				mem, mem + ph->p_memsz, ph->p_align == 8 ? 8 : 4,
+				s->t->build_id);
 		}
 	}
 	return 1; /* stop after the main executable */

@@ -6,6 +6,10 @@
  *   strings_off  exe path NUL, then SHIM_NOTE_MAX bytes kept for the note
  *   wraps_off    struct profrun_wrap[PROFRUN_WRAP_SLOTS]   (64-byte aligned)
  *   hist_off     uint16_t hist[nbuckets]                     (profil's buffer)
+ *   pcs_off      struct profrun_pc[PROFRUN_PC_SLOTS]         (64-byte aligned)
+ *   modules_off  struct profrun_module[PROFRUN_MODULE_SLOTS]
+ *   modstr_off   PROFRUN_MODSTR_SIZE bytes of module paths
+ *   vdso_off     the vdso's image (vdso_size bytes, 8-byte aligned)
  *
  * exe_off and note_off are absolute file offsets into the string area (so 0
  * can mean "no note").  Files are created O_EXCL|O_NOFOLLOW, mode 0644,
@@ -28,7 +32,8 @@
 
 /* Pure, async-signal-safe. */
 void
-writer_layout(struct layout *l, size_t exe_len, uint64_t nbuckets)
+writer_layout(struct layout *l, size_t exe_len, uint64_t nbuckets,
+	      uint32_t vdso_size)
 {
 	l->strings_off = PROFRUN_HEADER_SIZE;
 	l->strings_size = (uint32_t)ALIGN_UP(exe_len + 1 + SHIM_NOTE_MAX, 8);
@@ -38,7 +43,16 @@ writer_layout(struct layout *l, size_t exe_len, uint64_t nbuckets)
 	l->hist_off = l->wraps_off +
 		      PROFRUN_WRAP_SLOTS * (uint64_t)sizeof(struct profrun_wrap);
 	l->nbuckets = nbuckets;
-	l->file_size = l->hist_off + nbuckets * sizeof(uint16_t);
+	l->pcs_off = ALIGN_UP(l->hist_off + nbuckets * sizeof(uint16_t), 64);
+	l->modules_off = l->pcs_off +
+			 PROFRUN_PC_SLOTS * (uint64_t)sizeof(struct profrun_pc);
+	l->modstr_off = l->modules_off +
+			PROFRUN_MODULE_SLOTS *
+				(uint64_t)sizeof(struct profrun_module);
+	l->vdso_off = vdso_size ? l->modstr_off + PROFRUN_MODSTR_SIZE : 0;
+	l->vdso_size = vdso_size;
+	l->file_size = ALIGN_UP(l->modstr_off + PROFRUN_MODSTR_SIZE + vdso_size,
+				8);
 }
 
 /* Pure, async-signal-safe. */
@@ -75,6 +89,15 @@ writer_init(void *base, const struct layout *l, const struct target *t,
 	h->cpu_start_ns = p->cpu_start_ns;
 	h->state = PROFRUN_STATE_RUNNING;
 	h->exit_code = -1;
+	h->pcs_off = l->pcs_off;
+	h->pc_slots = PROFRUN_PC_SLOTS;
+	h->pc_probe = PROFRUN_PC_PROBE;
+	h->modules_off = l->modules_off;
+	h->module_slots = PROFRUN_MODULE_SLOTS;
+	h->modstr_off = l->modstr_off;
+	h->modstr_size = PROFRUN_MODSTR_SIZE;
+	h->vdso_off = l->vdso_off;
+	h->vdso_size = l->vdso_size;
 	memcpy((char *)base + l->exe_off, t->exe, strlen(t->exe) + 1);
 }
 

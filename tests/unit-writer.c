@@ -52,7 +52,7 @@ expected_image(uint8_t *e)
 	put(e, 8, 1, 2);	   /* version */
 	put(e, 10, 1, 2);	   /* min_version */
 	put(e, 12, 512, 4);	   /* header_size */
-	put(e, 16, 67392, 8);	   /* file_size */
+	put(e, 16, 423744, 8);	   /* file_size */
 	put(e, 24, 512, 8);	   /* strings_off */
 	put(e, 32, 280, 4);	   /* strings_size: 17 + 256, 8-aligned */
 	put(e, 36, 4096, 4);	   /* wrap_slots */
@@ -76,23 +76,33 @@ expected_image(uint8_t *e)
 	put(e, 224, 5000, 8);	   /* cpu_start_ns */
 	put(e, 264, 0, 4);	   /* state RUNNING */
 	put(e, 272, 0xffffffff, 4); /* exit_code -1 */
+	put(e, 280, 67392, 8);	   /* pcs_off: after the histogram, aligned */
+	put(e, 288, 16384, 4);	   /* pc_slots */
+	put(e, 292, 32, 4);	   /* pc_probe */
+	put(e, 304, 67392 + 16384 * 16, 8); /* modules_off */
+	put(e, 312, 512, 4);	   /* module_slots */
+	put(e, 320, 329536 + 512 * 112, 8); /* modstr_off */
+	put(e, 328, 32768, 4);	   /* modstr_size */
+	put(e, 340, 4096, 4);	   /* vdso_size */
+	put(e, 344, 386880 + 32768, 8); /* vdso_off */
 	memcpy(e + 512, exe, sizeof(exe));
 }
 
 static void
 layout_and_header_are_byte_exact(void)
 {
-	static uint8_t img[67392], want[67392];
+	static uint8_t img[423744], want[423744];
 	struct target t;
 	struct proc_info p;
 	struct layout l;
 
 	fixed_inputs(&t, &p);
-	writer_layout(&l, strlen(exe), t.nbuckets);
+	writer_layout(&l, strlen(exe), t.nbuckets, 4096);
 	CHECK_EQ(l.strings_off, 512);
 	CHECK_EQ(l.exe_off, 512);
 	CHECK_EQ(l.note_area, 529);
 	CHECK_EQ(l.file_size, sizeof(img));
+	CHECK_EQ(l.vdso_off + l.vdso_size, sizeof(img));
 	writer_init(img, &l, &t, &p);
 	expected_image(want);
 	for (size_t i = 0; i < sizeof(img); i++)

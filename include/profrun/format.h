@@ -16,6 +16,14 @@
  *   header.strings_off       NUL-terminated strings (exe path, notes)
  *   header.wraps_off         struct profrun_wrap[wrap_slots]
  *   header.hist_off          uint16_t hist[nbuckets]     (profil's buffer)
+ *   header.pcs_off           struct profrun_pc[pc_slots] (PCs outside it)
+ *   header.modules_off       struct profrun_module[module_slots]
+ *   header.modstr_off        NUL-terminated module paths
+ *   header.vdso_off          a copy of the vdso's ELF image
+ *
+ * The last four were appended to version 1: a file that has none of them
+ * (zero offsets and sizes, as in files of earlier writers) only counts its
+ * samples outside the main executable, without saying where they fell.
  *
  * The exact count of bucket i is hist[i] + 65536 * wraps(i), where wraps(i)
  * is the .wraps of the slot whose .key is i + 1 (0 when there is none).
@@ -32,6 +40,17 @@
 #define PROFRUN_HEADER_SIZE 512u /* bytes reserved for the header */
 #define PROFRUN_BUILD_ID_MAX 64u
 #define PROFRUN_WRAP_SLOTS 4096u /* power of two */
+#define PROFRUN_PC_SLOTS 16384u	  /* power of two: 256 KiB of PCs */
+#define PROFRUN_PC_PROBE 32u	  /* longest probe for a PC's slot */
+#define PROFRUN_MODULE_SLOTS 512u /* module records (56 KiB) */
+#define PROFRUN_MODSTR_SIZE 32768u /* bytes for their paths */
+#define PROFRUN_VDSO_MAX 65536u	  /* largest vdso image copied */
+
+/* A key of the PC table: the runtime PC in the low 48 bits, the module
+ * generation current when it was sampled in the high 16. */
+#define PROFRUN_PC_BITS 48
+#define PROFRUN_PC_MASK ((1ull << PROFRUN_PC_BITS) - 1)
+#define PROFRUN_GEN_MAX 0xffffu	  /* generations saturate here */
 
 /* Cap on the histogram: 16 Mi buckets (32 MiB of uint16_t).  Text larger
  * than 32 MiB gets coarser buckets (the bucket size doubles until the text
@@ -53,6 +72,37 @@ enum profrun_flags {
 	PROFRUN_F_RIVAL_TIMER = 1u << 3,    /* program re-armed ITIMER_PROF */
 	PROFRUN_F_RIVAL_PROFIL = 1u << 4,   /* program called profil() */
 	PROFRUN_F_STOPPED = 1u << 5,	    /* profiling switched off early */
+	PROFRUN_F_PC_OVERFLOW = 1u << 6,    /* PC table full; see pcs_lost */
+};
+
+/* header.modules[].kind */
+enum profrun_module_kind {
+	PROFRUN_MODULE_LIBRARY = 0, /* a shared object from a file */
+	PROFRUN_MODULE_MAIN = 1,    /* the main executable (profil covers it) */
+	PROFRUN_MODULE_VDSO = 2,    /* the kernel's vdso (image at vdso_off) */
+};
+
+/* One slot of the table of PCs outside the main executable's text. */
+struct profrun_pc {
+	uint64_t key;	/* PC | generation << 48; 0 = free slot */
+	uint64_t count; /* samples at that PC in that generation */
+};
+
+/* One loaded object, as seen by a scan of the process's link maps.
+ * Records are only appended; an object that goes away keeps its record
+ * with gen_unloaded set.  A PC sampled in generation g belongs to the
+ * record covering it with gen_loaded <= g < gen_unloaded (0 = never). */
+struct profrun_module {
+	uint64_t start;	    /* runtime address of its lowest PF_X byte */
+	uint64_t end;	    /* runtime end of its highest PF_X segment */
+	uint64_t load_bias; /* runtime address - link-time address */
+	uint32_t path_off;  /* file offset of its path in the module strings */
+	uint32_t kind;	    /* enum profrun_module_kind */
+	uint32_t gen_loaded;   /* generation of the scan that found it */
+	uint32_t gen_unloaded; /* generation of the scan that missed it, 0 */
+	uint32_t build_id_len;
+	uint32_t reserved;
+	uint8_t build_id[PROFRUN_BUILD_ID_MAX];
 };
 
 /* One slot of the carry table for 16-bit wraps of profil's counters. */
@@ -113,12 +163,32 @@ struct profrun_header {
 	uint32_t flags; /* enum profrun_flags */
 	int32_t exit_code; /* exit status when state == EXITED and known, else -1 */
 	uint32_t reserved2;
+
+	/* where the samples outside the main executable fell (appended to
+	 * version 1: all zero in files without them) */
+	uint64_t pcs_off;	  /* struct profrun_pc[pc_slots] */
+	uint32_t pc_slots;	  /* power of two; 0 = no PC table */
+	uint32_t pc_probe;	  /* longest probe the writer makes */
+	uint64_t pcs_lost;	  /* outside samples not in the table */
+	uint64_t modules_off;	  /* struct profrun_module[module_slots] */
+	uint32_t module_slots;
+	uint32_t module_count;	  /* records in use */
+	uint64_t modstr_off;	  /* module paths */
+	uint32_t modstr_size;
+	uint32_t modules_lost;	  /* objects that found no room */
+	uint32_t mod_generation;  /* generation of the last scan, >= 1 */
+	uint32_t vdso_size;	  /* bytes of the vdso image, 0 = none */
+	uint64_t vdso_off;
+	uint64_t pcs_unmapped;	  /* outside samples whose PC is no key
+				   * (0, or at or above 2^48) */
 };
 
 /* Little-endian hosts only: the histogram is written natively by profil. */
 _Static_assert(sizeof(struct profrun_header) <= PROFRUN_HEADER_SIZE,
 	       "header overflows its reserved space");
 _Static_assert(sizeof(struct profrun_wrap) == 16, "wrap slot size");
+_Static_assert(sizeof(struct profrun_pc) == 16, "PC slot size");
+_Static_assert(sizeof(struct profrun_module) == 112, "module record size");
 
 /* Bucket i covers link-time [text_start + i*bucket_size,
  * text_start + (i+1)*bucket_size). */

@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The objects loaded in the process (include/profrun/format.h, struct
+ * profrun_module): each one's path, build-id, load bias and executable
+ * range, recorded in the member file so that the PCs the handler puts in
+ * the PC table can be mapped to their object later.
+ *
+ * A scan walks the link maps (dl_iterate_phdr) and compares them with
+ * the live records: a new object gets a record of the next generation,
+ * an object gone gets that generation as its end.  The handler only
+ * reads header.mod_generation, which a scan stores after its records.
+ * Scans run outside the handler (at start, around dlopen and dlclose,
+ * before fork, at exit) and never at the same time: a scan asked for
+ * while another runs is left to that one, which goes round once more.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+
+#include "shim.h"
+
+#define VDSO_NAME "linux-vdso.so.1"
+
+static struct {
+	struct profrun_header *hdr;   /* the member file, NULL when none */
+	uint32_t str_used;	      /* bytes of the module strings in use */
+	int busy;		      /* a scan is running */
+	int pending;		      /* a scan was asked for */
+	bool seen[PROFRUN_MODULE_SLOTS]; /* during a scan: record still loaded */
+} ms;
+
+/* One object found by a scan. */
+struct object {
+	struct profrun_module rec; /* path_off and generations not yet set */
+	const char *path;
+};
+
+struct scan {
+	const char *main_exe;
+	uint32_t gen;	  /* generation the scan's changes get */
+	bool changed;
+	char buf[PATH_MAX];
+};
+
+static struct profrun_module *
+records(struct profrun_header *h)
+{
+	return (struct profrun_module *)((char *)h + h->modules_off);
+}
+
+/* ---------------------------------------------------------------- vdso */
+/* The vdso's ELF header, or NULL.  Async-signal-safe. */
+static const ElfW(Ehdr) *
+vdso_ehdr(void)
+{
+	const ElfW(Ehdr) *e = (const ElfW(Ehdr) *)getauxval(AT_SYSINFO_EHDR);
+
+	if (e == NULL || memcmp(e->e_ident, ELFMAG, SELFMAG) != 0)
+		return NULL;
+	return e;
+}
+
+/* Async-signal-safe. */
+uint32_t
+modules_vdso_size(void)
+{
+	const ElfW(Ehdr) *e = vdso_ehdr();
+	const ElfW(Phdr) *ph;
+	uint64_t end;
+
+	if (e == NULL || e->e_phentsize != sizeof(ElfW(Phdr)))
+		return 0;
+	end = e->e_shoff + (uint64_t)e->e_shnum * e->e_shentsize;
+	ph = (const ElfW(Phdr) *)((const char *)e + e->e_phoff);
+	for (int i = 0; i < e->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD &&
+		    ph[i].p_offset + ph[i].p_filesz > end)
+			end = ph[i].p_offset + ph[i].p_filesz;
+	return end <= PROFRUN_VDSO_MAX ? (uint32_t)end : 0;
+}
+
+/* Async-signal-safe. */
+void
+modules_attach(struct profrun_header *h)
+{
+	const ElfW(Ehdr) *e = vdso_ehdr();
+
+	ms.hdr = h;
+	ms.str_used = 0;
+	if (e != NULL && h->vdso_size > 0)
+		memcpy((char *)h + h->vdso_off, e, h->vdso_size);
+}
+
+/* Async-signal-safe. */
+void
+modules_attach_copy(struct profrun_header *h, const struct profrun_header *from)
+{
+	uint32_t n = __atomic_load_n(&from->module_count, __ATOMIC_ACQUIRE);
+
+	modules_attach(h);
+	if (from->module_slots != h->module_slots ||
+	    from->modstr_size != h->modstr_size)
+		return;
+	memcpy(records(h), records((struct profrun_header *)from),
+	       n * sizeof(struct profrun_module));
+	memcpy((char *)h + h->modstr_off, (const char *)from + from->modstr_off,
+	       h->modstr_size);
+	h->modules_lost = from->modules_lost;
+	ms.str_used = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct profrun_module *m = &records(h)[i];
+		uint32_t end = m->path_off - (uint32_t)h->modstr_off +
+			       (uint32_t)strlen((char *)h + m->path_off) + 1;
+
+		if (end > ms.str_used)
+			ms.str_used = end;
+	}
+	h->module_count = n;
+	/* a scan the parent had running belongs to a thread gone here */
+	ms.busy = 0;
+	ms.pending = 0;
+	__atomic_store_n(&h->mod_generation, from->mod_generation,
+			 __ATOMIC_RELEASE);
+}
+
+/* ---------------------------------------------------------------- objects */
+/* Fill O from the link map INFO: executable span, bias, build-id, kind.
+ * Returns false for an object without executable code. */
+static bool
+describe(struct object *o, struct dl_phdr_info *info, struct scan *s)
+{
+	const ElfW(Ehdr) *vdso = vdso_ehdr();
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	memset(&o->rec, 0, sizeof(o->rec));
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const uint8_t *mem = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			if (ph->p_vaddr < lo)
+				lo = ph->p_vaddr;
+			if (ph->p_vaddr + ph->p_memsz > hi)
+				hi = ph->p_vaddr + ph->p_memsz;
+		} else if (ph->p_type == PT_NOTE && o->rec.build_id_len == 0) {
+			o->rec.build_id_len = target_note_build_id(
+				mem, mem + ph->p_memsz, ph->p_align == 8 ? 8 : 4,
+				o->rec.build_id);
+		}
+	}
+	if (hi <= lo)
+		return false;
+	o->rec.start = info->dlpi_addr + lo;
+	o->rec.end = info->dlpi_addr + hi;
+	o->rec.load_bias = info->dlpi_addr;
+	o->path = info->dlpi_name;
+	if (vdso && (const char *)info->dlpi_phdr ==
+			    (const char *)vdso + vdso->e_phoff) {
+		o->rec.kind = PROFRUN_MODULE_VDSO;
+		o->path = VDSO_NAME;
+	} else if (o->path == NULL || o->path[0] == '\0') {
+		/* the main executable (or a map without a name) */
+		o->rec.kind = PROFRUN_MODULE_MAIN;
+		o->path = s->main_exe;
+	} else if (o->path[0] != '/' && realpath(o->path, s->buf) != NULL) {
+		o->path = s->buf;
+	}
+	return true;
+}
+
+/* The live record of O, or NULL. */
+static struct profrun_module *
+find_live(struct profrun_header *h, const struct object *o, uint32_t *index)
+{
+	struct profrun_module *r = records(h);
+
+	for (uint32_t i = 0; i < h->module_count; i++) {
+		if (r[i].gen_unloaded != 0 || r[i].start != o->rec.start ||
+		    r[i].end != o->rec.end || r[i].load_bias != o->rec.load_bias ||
+		    r[i].kind != o->rec.kind ||
+		    strcmp((char *)h + r[i].path_off, o->path) != 0)
+			continue;
+		*index = i;
+		return &r[i];
+	}
+	return NULL;
+}
+
+/* Append a record for O; counted in modules_lost when there is no room. */
+static void
+append(struct profrun_header *h, const struct object *o, uint32_t gen)
+{
+	size_t len = strlen(o->path) + 1;
+	uint32_t n = h->module_count;
+	struct profrun_module *r = &records(h)[n];
+
+	if (n >= h->module_slots || len > h->modstr_size - ms.str_used) {
+		h->modules_lost++;
+		return;
+	}
+	*r = o->rec;
+	r->path_off = (uint32_t)h->modstr_off + ms.str_used;
+	memcpy((char *)h + r->path_off, o->path, len);
+	ms.str_used += (uint32_t)len;
+	r->gen_loaded = gen;
+	ms.seen[n] = true;
+	__atomic_store_n(&h->module_count, n + 1, __ATOMIC_RELEASE);
+}
+
+/* dl_iterate_phdr callback: mark or append each object.
+ * Not async-signal-safe. */
+static int
+on_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct scan *s = data;
+	struct object o;
+	uint32_t i;
+
+	if (!describe(&o, info, s))
+		return 0;
+	if (find_live(ms.hdr, &o, &i) != NULL) {
+		ms.seen[i] = true;
+		return 0;
+	}
+	append(ms.hdr, &o, s->gen);
+	s->changed = true;
+	return 0;
+}
+
+/* One scan: records brought up to date, generation published.
+ * Not async-signal-safe. */
+static void
+scan_once(const char *main_exe)
+{
+	struct profrun_header *h = ms.hdr;
+	struct profrun_module *r = records(h);
+	uint32_t gen = h->mod_generation;
+	struct scan s = { .main_exe = main_exe,
+			  .gen = gen < PROFRUN_GEN_MAX ? gen + 1 : gen };
+	uint32_t i;
+
+	memset(ms.seen, 0, sizeof(ms.seen));
+	dl_iterate_phdr(on_object, &s);
+	for (i = 0; i < h->module_count; i++) {
+		if (r[i].gen_unloaded != 0 || ms.seen[i])
+			continue;
+		r[i].gen_unloaded = s.gen;
+		s.changed = true;
+	}
+	if (s.changed || gen == 0)
+		__atomic_store_n(&h->mod_generation, s.gen, __ATOMIC_RELEASE);
+}
+
+/* Not async-signal-safe. */
+void
+modules_scan(const char *main_exe)
+{
+	__atomic_store_n(&ms.pending, 1, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&ms.pending, __ATOMIC_ACQUIRE)) {
+		if (__atomic_exchange_n(&ms.busy, 1, __ATOMIC_ACQUIRE))
+			return; /* the running scan goes round again */
+		__atomic_store_n(&ms.pending, 0, __ATOMIC_RELEASE);
+		if (ms.hdr != NULL && ms.hdr->modules_off != 0)
+			scan_once(main_exe);
+		__atomic_store_n(&ms.busy, 0, __ATOMIC_RELEASE);
+	}
+}
