@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "image.h"
+#include "outside.h"
 #include "report.h"
 
 static int
@@ -34,10 +35,39 @@ select_procs(struct report *r)
 	return -1;
 }
 
+/* The samples outside the main executables of the N profiles P, into
+ * FUNCS and LINES; the split goes to R when TOTALS. */
+static int
+symbolize_outside(struct report *r, struct symbolizer *sz,
+		  const struct profile *const *p, size_t n,
+		  struct func_list *funcs, struct func_list *lines, bool totals)
+{
+	struct lib_set set = { 0 };
+	size_t i;
+	int ret = 0;
+
+	if (r->opts->main_only)
+		return 0;
+	for (i = 0; i < n && ret == 0; i++)
+		ret = lib_set_add(&set, p[i]);
+	if (ret)
+		cli_error("%s: out of memory", r->run->path);
+	else
+		ret = lib_set_symbolize(&set, sz, funcs, lines);
+	if (totals) {
+		r->in_libs = set.libs;
+		r->in_vdso = set.vdso;
+		r->in_unknown = set.unknown + set.lost + set.unrecorded;
+	}
+	lib_set_fini(&set);
+	return ret;
+}
+
 static int
 symbolize_merged(struct report *r, struct symbolizer *sz)
 {
 	struct image_set set;
+	const struct profile **p;
 	size_t i;
 	int ret = 0;
 
@@ -47,6 +77,16 @@ symbolize_merged(struct report *r, struct symbolizer *sz)
 		ret = symbolize(sz, set.v[i].ref, set.v[i].samples, set.v[i].n,
 				&r->funcs, &r->lines);
 	image_set_fini(&set);
+	p = calloc(r->nprocs, sizeof(*p));
+	for (i = 0; p && i < r->nprocs; i++)
+		p[i] = r->procs[i].p;
+	if (ret == 0 && !p)
+		cli_error("%s: out of memory", r->run->path);
+	if (ret == 0)
+		ret = p ? symbolize_outside(r, sz, p, r->nprocs, &r->funcs,
+					    &r->lines, true)
+			: -1;
+	free(p);
 	return ret;
 }
 
@@ -60,7 +100,9 @@ symbolize_each(struct report *r, struct symbolizer *sz)
 		pr = &r->procs[i];
 		pr->lines.key = KEY_LINE_CALLER;
 		if (symbolize(sz, pr->p, pr->p->samples, pr->p->nsamples,
-			      &pr->funcs, &pr->lines))
+			      &pr->funcs, &pr->lines) ||
+		    symbolize_outside(r, sz, &pr->p, 1, &pr->funcs, &pr->lines,
+				      false))
 			return -1;
 		func_list_finish(&pr->funcs);
 		func_list_finish(&pr->lines);
@@ -139,6 +181,23 @@ report_sym_opts(const struct report_opts *opts)
 	return o;
 }
 
+/* With --module NAME: only the entries of that module. */
+static int
+keep_module(struct report *r, const char *name)
+{
+	size_t i;
+
+	if (!name)
+		return 0;
+	func_list_keep_module(&r->funcs, name);
+	func_list_keep_module(&r->lines, name);
+	for (i = 0; i < r->nprocs; i++) {
+		func_list_keep_module(&r->procs[i].funcs, name);
+		func_list_keep_module(&r->procs[i].lines, name);
+	}
+	return 0;
+}
+
 int
 report_build(struct report *r, const struct run *run,
 	     const struct report_opts *opts)
@@ -170,6 +229,12 @@ report_build(struct report *r, const struct run *run,
 	}
 	func_list_finish(&r->funcs);
 	func_list_finish(&r->lines);
+	if (module_totals(&r->funcs, &r->mods, &r->nmods) ||
+	    keep_module(r, opts->module)) {
+		cli_error("%s: out of memory", run->path);
+		report_fini(r);
+		return -1;
+	}
 	r->nmodules = func_list_modules(&r->funcs);
 	return 0;
 }
@@ -184,6 +249,7 @@ report_fini(struct report *r)
 		func_list_fini(&r->procs[i].lines);
 	}
 	free(r->procs);
+	module_totals_free(r->mods, r->nmods);
 	func_list_fini(&r->funcs);
 	func_list_fini(&r->lines);
 	memset(r, 0, sizeof(*r));

@@ -41,6 +41,8 @@ struct report_opts {
 	bool no_demangle;   /* raw symbol names */
 	const char **debug_dirs; /* --debug-dir, in order */
 	size_t ndebug_dirs;
+	bool main_only;	    /* only the main executables, as profil sees */
+	const char *module; /* only this module's entries; NULL = all */
 };
 
 /* Print the report of PATH (a run directory or one member file) to OUT.

@@ -37,12 +37,22 @@ static const char report_usage[] =
 	"                      functions inlined into it, shown as\n"
 	"                      \"helper [inlined into caller]\"\n"
 	"  --by-process        one section per process instead of merging\n"
+	"  --module NAME       only the functions of module NAME (a path or a\n"
+	"                      file name: libc.so.6, [vdso], [unknown])\n"
+	"  --main-only         only the main executables, as before shared\n"
+	"                      libraries were attributed: the samples outside\n"
+	"                      them stay counted in the header\n"
 	SYMBOL_OPTIONS_HELP
 	"  -h, --help          show this help\n"
 	"\n"
 	"Debug information is found in the binary, through .gnu_debuglink and\n"
 	"the build-id tree (/usr/lib/debug and each --debug-dir), and, when\n"
 	"DEBUGINFOD_URLS is set, from debuginfod servers.\n"
+	"\n"
+	"Samples in shared libraries are symbolized like the executable, from\n"
+	"the library file recorded at run time (a library updated since then\n"
+	"is reported by address); the vdso from its image in the profile;\n"
+	"what fell in no known module is one [unknown] entry.\n"
 	"\n"
 	"Exit status: 0 success, 1 unusable profile or binary, 64 usage "
 	"error.\n";
@@ -53,6 +63,8 @@ enum {
 	OPT_BY_PROCESS,
 	OPT_LINES,
 	OPT_INLINE,
+	OPT_MODULE,
+	OPT_MAIN_ONLY,
 };
 
 /* -o FILE, or NULL for stdout. */
@@ -65,6 +77,8 @@ static const struct option report_options[] = {
 	{ "by-process", no_argument, NULL, OPT_BY_PROCESS },
 	{ "lines", no_argument, NULL, OPT_LINES },
 	{ "inline", no_argument, NULL, OPT_INLINE },
+	{ "module", required_argument, NULL, OPT_MODULE },
+	{ "main-only", no_argument, NULL, OPT_MAIN_ONLY },
 	SYMBOL_OPTIONS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -101,6 +115,12 @@ parse_option(int c, struct report_opts *opts)
 		return -1;
 	case OPT_INLINE:
 		opts->inlines = true;
+		return -1;
+	case OPT_MODULE:
+		opts->module = optarg;
+		return -1;
+	case OPT_MAIN_ONLY:
+		opts->main_only = true;
 		return -1;
 	case 'h':
 		fputs(report_usage, stdout);

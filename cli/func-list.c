@@ -165,3 +165,82 @@ func_list_samples(const struct func_list *l, size_t first)
 		s += l->v[i].samples;
 	return s;
 }
+
+bool
+func_module_is(const char *module, const char *name)
+{
+	const char *slash = strrchr(module, '/');
+
+	return strcmp(module, name) == 0 ||
+	       (slash && strcmp(slash + 1, name) == 0);
+}
+
+void
+func_list_keep_module(struct func_list *l, const char *name)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < l->n; i++) {
+		if (func_module_is(l->v[i].module, name))
+			l->v[n++] = l->v[i];
+		else
+			func_fini(&l->v[i]);
+	}
+	l->n = n;
+}
+
+static int
+cmp_total(const void *a, const void *b)
+{
+	const struct module_total *x = a, *y = b;
+
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return strcmp(x->module, y->module);
+}
+
+/* The total of MODULE in V (N of them), added when new. */
+static struct module_total *
+total_of(struct module_total *v, size_t *n, const char *module)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (strcmp(v[i].module, module) == 0)
+			return &v[i];
+	v[*n].module = strdup(module);
+	v[*n].samples = 0;
+	return v[*n].module ? &v[(*n)++] : NULL;
+}
+
+int
+module_totals(const struct func_list *l, struct module_total **out,
+	      size_t *n)
+{
+	struct module_total *v = calloc(l->n ? l->n : 1, sizeof(*v)), *t;
+	size_t i;
+
+	*n = 0;
+	for (i = 0; v && i < l->n; i++) {
+		t = total_of(v, n, l->v[i].module);
+		if (!t) {
+			module_totals_free(v, *n);
+			v = NULL;
+			break;
+		}
+		t->samples += l->v[i].samples;
+	}
+	*out = v;
+	if (!v)
+		return -1;
+	qsort(v, *n, sizeof(*v), cmp_total);
+	return 0;
+}
+
+void
+module_totals_free(struct module_total *v, size_t n)
+{
+	while (n > 0)
+		free(v[--n].module);
+	free(v);
+}

@@ -3,6 +3,7 @@
 #ifndef PROFRUN_CLI_FUNC_LIST_H
 #define PROFRUN_CLI_FUNC_LIST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,6 +48,25 @@ void func_list_regroup(struct func_list *l, enum func_key key);
 
 /* Distinct modules in L, counting no further than 2. */
 size_t func_list_modules(const struct func_list *l);
+
+/* True when MODULE (a path, or "[vdso]", "[unknown]") is the one NAME
+ * names: the same, or the same file name. */
+bool func_module_is(const char *module, const char *name);
+
+/* Drop the entries of L whose module is not NAME's. */
+void func_list_keep_module(struct func_list *l, const char *name);
+
+/* Samples per module, most first (ties by name). */
+struct module_total {
+	char *module;
+	uint64_t samples;
+};
+
+/* The module totals of L into *OUT (N of them).  Returns 0, or -1 when out
+ * of memory. */
+int module_totals(const struct func_list *l, struct module_total **out,
+		  size_t *n);
+void module_totals_free(struct module_total *v, size_t n);
 
 /* Sum of the samples of L's entries from index FIRST on. */
 uint64_t func_list_samples(const struct func_list *l, size_t first);

@@ -110,21 +110,16 @@ check_buckets(const struct profrun_header *h, char *err, size_t errlen)
 	return 0;
 }
 
-struct region {
-	const char *what;
-	uint64_t off, size;
-};
-
 static int
 check_regions(const struct profrun_header *h, char *err, size_t errlen)
 {
-	const struct region r[] = {
+	struct region r[7] = {
 		{ "string area", h->strings_off, h->strings_size },
 		{ "wrap table", h->wraps_off,
 		  (uint64_t)h->wrap_slots * sizeof(struct profrun_wrap) },
 		{ "histogram", h->hist_off, h->nbuckets * 2 },
 	};
-	size_t i, j;
+	size_t i, j, n = 3 + profile_outside_regions(h, r + 3);
 
 	if (h->strings_size > PROFILE_MAX_STRINGS)
 		return fail(err, errlen, "string area of %u bytes (at most %u)",
@@ -132,7 +127,7 @@ check_regions(const struct profrun_header *h, char *err, size_t errlen)
 	if (h->wrap_slots > PROFILE_MAX_WRAP_SLOTS)
 		return fail(err, errlen, "wrap table of %u slots (at most %u)",
 			    h->wrap_slots, PROFILE_MAX_WRAP_SLOTS);
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < n; i++) {
 		if (r[i].off < h->header_size || r[i].size > h->file_size ||
 		    r[i].off > h->file_size - r[i].size)
 			return fail(err, errlen,
@@ -140,8 +135,8 @@ check_regions(const struct profrun_header *h, char *err, size_t errlen)
 				    r[i].what, (unsigned long long)r[i].off,
 				    (unsigned long long)r[i].size);
 	}
-	for (i = 0; i < 3; i++) {
-		for (j = i + 1; j < 3; j++) {
+	for (i = 0; i < n; i++) {
+		for (j = i + 1; j < n; j++) {
 			if (r[i].size == 0 || r[j].size == 0)
 				continue;
 			if (r[i].off < r[j].off + r[j].size &&
@@ -322,6 +317,8 @@ profile_parse(const void *data, size_t size, struct profile *p, char *err,
 		fail(err, errlen, "implausible sample counts");
 		goto fail;
 	}
+	if (profile_parse_outside(buf, p, err, errlen))
+		goto fail;
 	return 0;
 fail:
 	profile_fini(p);
@@ -424,6 +421,11 @@ profile_fini(struct profile *p)
 	free(p->exe);
 	free(p->note);
 	free(p->samples);
+	for (size_t i = 0; i < p->nmodules; i++)
+		free(p->modules[i].path);
+	free(p->modules);
+	free(p->pcs);
+	free(p->vdso);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -24,6 +24,23 @@ struct profile_sample {
 	uint64_t count;
 };
 
+/* One object loaded in the process (struct profrun_module). */
+struct profile_module {
+	char *path;			/* "linux-vdso.so.1" for the vdso */
+	char build_id[2 * PROFRUN_BUILD_ID_MAX + 1]; /* hex, "" when none */
+	uint64_t start, end;		/* runtime executable range */
+	uint64_t bias;			/* runtime - link-time */
+	uint32_t kind;			/* enum profrun_module_kind */
+	uint32_t gen_loaded, gen_unloaded;
+};
+
+/* One PC outside the main executable, with its samples. */
+struct profile_pc {
+	uint64_t pc;	/* runtime address */
+	uint32_t gen;	/* module generation when sampled */
+	uint64_t count;
+};
+
 /* One member file: one process image. */
 struct profile {
 	char *path;			/* as shown in messages */
@@ -36,6 +53,19 @@ struct profile {
 	uint64_t main;	  /* sum of counts: samples inside the histogram */
 	uint64_t outside; /* samples outside it */
 	unsigned seq;	  /* n of "<pid>-<n>.prof", 0 otherwise */
+
+	/* where the outside samples fell (all empty in older files) */
+	bool has_pcs;			/* the file has a PC table */
+	struct profile_pc *pcs;		/* by PC */
+	size_t npcs;
+	struct profile_module *modules; /* in the file's order */
+	size_t nmodules;
+	uint64_t pcs_lost;	/* not in the table: it was full */
+	uint64_t pcs_unmapped;	/* not in the table: no usable PC */
+	uint64_t pcs_unrecorded; /* outside, but in no count above (files
+				  * without a table; samples in flight) */
+	uint8_t *vdso;		/* copy of the vdso's image, or NULL */
+	uint32_t vdso_size;
 };
 
 /* A run: the members that could be read. */
@@ -57,6 +87,22 @@ int profile_read(const char *path, struct profile *out, char *err,
 		 size_t errlen);
 
 void profile_fini(struct profile *p);
+
+/* Read the PC table, module records and vdso image of the validated
+ * member image BUF into P, and settle P->outside so that it is the sum
+ * of the PC counts, pcs_lost, pcs_unmapped and pcs_unrecorded.  Returns
+ * 0, or -1 with a reason in ERR.  (profile-outside.c) */
+int profile_parse_outside(const uint8_t *buf, struct profile *p, char *err,
+			  size_t errlen);
+
+/* The regions the outside tables occupy in the file, for the overlap
+ * checks: fills up to 4 (what, offset, size) and returns how many. */
+struct region {
+	const char *what;
+	uint64_t off, size;
+};
+size_t profile_outside_regions(const struct profrun_header *h,
+			       struct region *r);
 
 /* Load PATH, a run directory or a single member file.  Damaged members of
  * a directory are warned about and skipped.  Returns 0, or -1 after

@@ -148,6 +148,27 @@ json_process(const struct report *r, const struct proc *pr)
 	return o;
 }
 
+/* Samples per module ("[vdso]", "[unknown]" included), before --module. */
+static json_object *
+json_modules(const struct report *r)
+{
+	json_object *a = json_object_new_array(), *m;
+	size_t i;
+
+	for (i = 0; i < r->nmods; i++) {
+		m = json_object_new_object();
+		json_object_object_add(m, "module",
+				       json_object_new_string(r->mods[i].module));
+		json_object_object_add(m, "samples",
+				       json_object_new_uint64(r->mods[i].samples));
+		json_object_object_add(m, "percent",
+				       json_fixed(report_percent(r, r->mods[i].samples),
+						  2));
+		json_object_array_add(a, m);
+	}
+	return a;
+}
+
 static json_object *
 json_report(const struct report *r)
 {
@@ -161,7 +182,15 @@ json_report(const struct report *r)
 	json_object_object_add(s, "total", json_object_new_uint64(r->total));
 	json_object_object_add(s, "main", json_object_new_uint64(r->main));
 	json_object_object_add(s, "outside", json_object_new_uint64(r->outside));
+	if (!r->opts->main_only) {
+		json_object_object_add(s, "libraries",
+				       json_object_new_uint64(r->in_libs));
+		json_object_object_add(s, "vdso", json_object_new_uint64(r->in_vdso));
+		json_object_object_add(s, "unknown",
+				       json_object_new_uint64(r->in_unknown));
+	}
 	json_object_object_add(o, "samples", s);
+	json_object_object_add(o, "modules", json_modules(r));
 	json_object_object_add(o, "rate_hz", json_fixed(r->rate_hz, 2));
 	json_object_object_add(o, "cpu_seconds",
 			       r->cpu_seconds >= 0 ? json_fixed(r->cpu_seconds, 3)

@@ -91,6 +91,25 @@ main_name(const struct report *r)
 	return module_display(exe);
 }
 
+/* The outside samples by where they fell. */
+static void
+print_split(FILE *out, const struct report *r)
+{
+	const struct {
+		uint64_t n;
+		const char *what;
+	} part[] = {
+		{ r->in_libs, "in libraries" },
+		{ r->in_vdso, "in the vdso" },
+		{ r->in_unknown, "unknown" },
+	};
+
+	for (size_t i = 0; i < sizeof(part) / sizeof(part[0]); i++)
+		if (part[i].n > 0)
+			fprintf(out, ", %" PRIu64 " %s (%.1f%%)", part[i].n,
+				part[i].what, report_percent(r, part[i].n));
+}
+
 static void
 print_samples(FILE *out, const struct report *r)
 {
@@ -98,10 +117,12 @@ print_samples(FILE *out, const struct report *r)
 
 	fprintf(out, "samples: %" PRIu64 " total, %" PRIu64 " in %s (%.1f%%)",
 		r->total, r->main, name, report_percent(r, r->main));
-	if (r->outside > 0)
+	if (r->outside > 0 && r->opts->main_only)
 		fprintf(out, ", %" PRIu64 " outside (%.1f%%: shared libraries, "
 			"vdso, kernel)", r->outside,
 			report_percent(r, r->outside));
+	else if (r->outside > 0)
+		print_split(out, r);
 	fprintf(out, "\n");
 }
 

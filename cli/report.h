@@ -40,7 +40,14 @@ struct report {
 	size_t stopped;	/* processes whose profiling stopped early */
 	bool complete;	/* every process ended cleanly */
 	size_t idle;	/* processes without a single sample */
-	size_t nmodules; /* executables with samples */
+	size_t nmodules; /* modules with samples among the entries shown */
+
+	/* the outside samples split (all 0 with --main-only) */
+	uint64_t in_libs, in_vdso; /* in shared libraries, in the vdso */
+	uint64_t in_unknown;	   /* in no known module, or not recorded */
+	struct module_total *mods; /* every module's samples, before
+				    * --module filters the entries */
+	size_t nmods;
 };
 
 /* Select, symbolize and merge RUN's members as OPTS asks.  Returns 0, or

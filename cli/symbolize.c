@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -54,6 +55,7 @@ struct module {
 	struct sym *syms;
 	size_t nsyms;
 	bool refused; /* build-id mismatch without --force */
+	bool library; /* a mismatch costs only its names */
 	struct src_cache src; /* lines and inlined functions, by address */
 	struct strmap shown;  /* raw name -> shown name */
 };
@@ -288,7 +290,13 @@ check_build_id(struct module *m, bool force)
 	if (!have)
 		return -1;
 	if (strcmp(have, m->build_id) != 0) {
-		if (force) {
+		if (m->library && !force) {
+			cli_warn("%s: build-id mismatch: profile recorded %s, "
+				 "file has %s (updated since the run?); "
+				 "reporting its addresses only (--force uses "
+				 "the file anyway)", m->exe, m->build_id, have);
+			ret = -1;
+		} else if (force) {
 			cli_warn("%s: build-id mismatch (profile %s, binary %s); "
 				 "--force: names may be wrong",
 				 m->exe, m->build_id, have);
@@ -325,12 +333,29 @@ open_exe(const char *exe)
 	return fd;
 }
 
-/* Open the executable with libdwfl.  Failing that, the module keeps no
- * dwfl and its samples are reported by address. */
-static void
-module_open(struct module *m)
+/* A descriptor of an in-memory ELF IMAGE (the vdso's), or -1. */
+static int
+open_image(const uint8_t *image, size_t size)
 {
-	int fd = open_exe(m->exe);
+	int fd = memfd_create("profrun-image", MFD_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, image, size) != (ssize_t)size) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Open the object (its file, or the image O carries) with libdwfl.
+ * Failing that, the module keeps no dwfl and its samples are reported by
+ * address. */
+static void
+module_open(struct module *m, const struct sym_object *o)
+{
+	int fd = o->image ? open_image(o->image, o->image_size)
+			  : open_exe(m->exe);
 
 	if (fd < 0) {
 		cli_warn("%s: %s; reporting addresses only", m->exe,
@@ -397,24 +422,25 @@ module_debug_file(struct module *m)
 }
 
 static struct module *
-module_new(const struct profile *p, const struct sym_opts *o)
+module_new(const struct sym_object *obj, const struct sym_opts *o)
 {
 	struct module *m = calloc(1, sizeof(*m));
 
 	if (!m)
 		return NULL;
-	m->exe = strdup(p->exe);
-	m->build_id = strdup(p->build_id);
+	m->exe = strdup(obj->name);
+	m->build_id = strdup(obj->build_id);
+	m->library = obj->library;
 	if (!m->exe || !m->build_id) {
 		module_free(m);
 		return NULL;
 	}
 	if (m->exe[0] == '\0') {
 		cli_warn("%s: executable path not recorded; reporting addresses "
-			 "only", p->path);
+			 "only", obj->what);
 		return m;
 	}
-	module_open(m);
+	module_open(m, obj);
 	if (!m->mod || check_build_id(m, o->force))
 		return m;
 	if (load_syms(m) || name_syms(m, o->demangle)) {
@@ -429,16 +455,16 @@ module_new(const struct profile *p, const struct sym_opts *o)
 }
 
 static struct module *
-module_get(struct symbolizer *sz, const struct profile *p)
+module_get(struct symbolizer *sz, const struct sym_object *o)
 {
 	struct module *m;
 
 	for (m = sz->modules; m; m = m->next) {
-		if (strcmp(m->exe, p->exe) == 0 &&
-		    strcmp(m->build_id, p->build_id) == 0)
+		if (strcmp(m->exe, o->name) == 0 &&
+		    strcmp(m->build_id, o->build_id) == 0)
 			return m;
 	}
-	m = module_new(p, &sz->opts);
+	m = module_new(o, &sz->opts);
 	if (!m)
 		return NULL;
 	m->next = sz->modules;
@@ -653,10 +679,9 @@ resolve_sources(struct walk *w, const struct profile_sample *s, size_t n)
 }
 
 static int
-walk_samples(struct walk *w, const struct profile *p,
-	     const struct profile_sample *s, size_t n)
+walk_samples(struct walk *w, uint64_t bs, const struct profile_sample *s,
+	     size_t n)
 {
-	uint64_t bs = p->hdr.bucket_size;
 	struct sym *y = NULL;
 	long gap = -1;
 	size_t i;
@@ -677,37 +702,57 @@ walk_samples(struct walk *w, const struct profile *p,
 	return flush_range(w);
 }
 
+/* The main executable of P, as an object to symbolize. */
+static struct sym_object
+main_object(const struct profile *p)
+{
+	return (struct sym_object){ .name = p->exe, .build_id = p->build_id,
+				    .what = p->path,
+				    .granule = p->hdr.bucket_size };
+}
+
 int
-symbolize(struct symbolizer *sz, const struct profile *p,
-	  const struct profile_sample *s, size_t n, struct func_list *funcs,
-	  struct func_list *lines)
+symbolize_object(struct symbolizer *sz, const struct sym_object *o,
+		 const struct profile_sample *s, size_t n,
+		 struct func_list *funcs, struct func_list *lines)
 {
 	struct walk w = { .o = &sz->opts, .out = funcs };
 	int ret;
 
 	if (n == 0)
 		return 0; /* no binary needed, and no warnings about it */
-	w.m = module_get(sz, p);
+	w.m = module_get(sz, o);
 	if (!w.m) {
-		cli_error("%s: out of memory", p->exe);
+		cli_error("%s: out of memory", o->name);
 		return -1;
 	}
 	if (w.m->refused)
 		return -1;
 	w.lines = sz->opts.lines ? lines : NULL;
 	w.display = module_display(w.m->exe);
-	ret = walk_samples(&w, p, s, n);
+	ret = walk_samples(&w, o->granule, s, n);
 	free(w.unknown);
 	if (ret)
-		cli_error("%s: out of memory", p->exe);
+		cli_error("%s: out of memory", o->name);
 	return ret;
+}
+
+int
+symbolize(struct symbolizer *sz, const struct profile *p,
+	  const struct profile_sample *s, size_t n, struct func_list *funcs,
+	  struct func_list *lines)
+{
+	struct sym_object o = main_object(p);
+
+	return symbolize_object(sz, &o, s, n, funcs, lines);
 }
 
 int
 symbolize_source(struct symbolizer *sz, const struct profile *p,
 		 uint64_t addr, char **file, int *line)
 {
-	struct module *m = module_get(sz, p);
+	struct sym_object o = main_object(p);
+	struct module *m = module_get(sz, &o);
 
 	*file = NULL;
 	*line = 0;

@@ -39,6 +39,25 @@ int symbolize(struct symbolizer *sz, const struct profile *p,
 	      const struct profile_sample *samples, size_t n,
 	      struct func_list *funcs, struct func_list *lines);
 
+/* An object other than a profile's main executable: a shared library or
+ * the vdso. */
+struct sym_object {
+	const char *name;     /* file to open, and the entries' module */
+	const char *build_id; /* hex recorded at run time, "" when none */
+	const char *what;     /* where it was recorded, for messages */
+	const uint8_t *image; /* its ELF image in memory (the vdso), or NULL */
+	size_t image_size;
+	uint64_t granule;     /* bytes each sample address stands for */
+	bool library;	      /* a build-id mismatch warns and leaves the
+			       * samples by address (unless force) instead
+			       * of refusing the report */
+};
+
+/* symbolize() for the object O. */
+int symbolize_object(struct symbolizer *sz, const struct sym_object *o,
+		     const struct profile_sample *samples, size_t n,
+		     struct func_list *funcs, struct func_list *lines);
+
 /* Source file (allocated; absolute when the compilation directory is
  * known) and line of the code at link-time ADDR in P's executable; *FILE
  * is NULL when unknown.  Returns 0, or -1 when out of memory. */

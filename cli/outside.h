@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/* Samples outside the main executables: mapped to the shared libraries
+ * and vdso recorded at run time, summed per object across processes,
+ * symbolized like the executables. */
+#ifndef PROFRUN_CLI_OUTSIDE_H
+#define PROFRUN_CLI_OUTSIDE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile.h"
+#include "symbolize.h"
+
+/* The module name of what fell in no known object ("[unknown]") and of
+ * the vdso ("[vdso]"). */
+#define OUTSIDE_UNKNOWN "[unknown]"
+#define OUTSIDE_VDSO "[vdso]"
+
+/* One object's samples at link-time addresses. */
+struct lib {
+	struct sym_object obj;
+	uint32_t kind; /* enum profrun_module_kind */
+	struct profile_sample *samples;
+	size_t n, cap;
+	uint64_t total;
+};
+
+struct lib_set {
+	struct lib *v;
+	size_t n, cap;
+	uint64_t libs, vdso;	/* samples in libraries, in the vdso */
+	uint64_t unknown;	/* PC in no recorded object, or no usable PC */
+	uint64_t lost;		/* the PC table was full */
+	uint64_t unrecorded;	/* outside, where not recorded */
+};
+
+/* The record of P's object that held PC when it was sampled in module
+ * generation GEN: the one loaded then; else the one found next at that
+ * address (loaded before the scan that would have seen it); else the
+ * last one there.  NULL when no record covers PC. */
+const struct profile_module *outside_module(const struct profile *p,
+					    uint64_t pc, uint32_t gen);
+
+/* Add the outside samples of P to SET.  Returns 0, or -1 when out of
+ * memory. */
+int lib_set_add(struct lib_set *set, const struct profile *p);
+
+/* Symbolize SET into FUNCS (and LINES) and add one entry for each kind
+ * of sample no object holds.  Returns 0, or -1 after printing an
+ * error. */
+int lib_set_symbolize(struct lib_set *set, struct symbolizer *sz,
+		      struct func_list *funcs, struct func_list *lines);
+
+void lib_set_fini(struct lib_set *set);
+
+#endif /* PROFRUN_CLI_OUTSIDE_H */
