@@ -53,7 +53,8 @@ symbolize_outside(struct report *r, struct symbolizer *sz,
 	if (ret)
 		cli_error("%s: out of memory", r->run->path);
 	else
-		ret = lib_set_symbolize(&set, sz, funcs, lines);
+		ret = lib_set_symbolize(&set, sz, funcs,
+					r->opts->lines ? lines : NULL);
 	if (totals) {
 		r->in_libs = set.libs;
 		r->in_vdso = set.vdso;

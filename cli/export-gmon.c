@@ -109,6 +109,11 @@ export_gmon(const struct report *r, FILE *out)
 	if (image_set_of_report(&set, r))
 		return -1;
 	warn_left_out(&set, image_set_hottest(&set));
+	if (r->outside > 0)
+		cli_warn("gmon: gprof's histogram holds one range, so gmon.out "
+			 "has the main executable only: %" PRIu64 " samples in "
+			 "shared libraries, the vdso or unknown code are left "
+			 "out (see --format pprof)", r->outside);
 	gmon_header(out);
 	ret = gmon_image(r, image_set_hottest(&set), out);
 	image_set_fini(&set);

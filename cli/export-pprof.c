@@ -8,10 +8,12 @@
  * cpu/nanoseconds with period 1e9 / rate.  One mapping per executable
  * image (runtime text range, file offset, path, build-id), one location
  * per sampled bucket (its runtime address, function and source line), one
- * function per (name, file).  Samples outside the executables become one
- * location without a mapping, "[outside the executable]", so pprof's
- * shares are profrun's.  No timestamps: the same profile gives the same
- * bytes.
+ * function per (name, file).  Each shared library and the vdso is a
+ * mapping too (its executable range as the first process that sampled it
+ * had it loaded), one location per sampled PC; what no module holds is one
+ * location without a mapping, "[unknown]" (with --main-only, all outside
+ * samples are, as "[outside the executable]"), so pprof's shares are
+ * profrun's.  No timestamps: the same profile gives the same bytes.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -24,6 +26,7 @@
 
 #include "export.h"
 #include "image.h"
+#include "outside.h"
 #include "pprof-encode.h"
 
 /* profile.proto field numbers */
@@ -177,19 +180,26 @@ location_line(struct pprof *pp, const struct profile *p, const struct func *f,
 	return line;
 }
 
+/* Mapping ID: link-time [START, END) of FILE (build-id BUILD_ID) loaded
+ * with BIAS. */
+struct map {
+	const char *file, *build_id;
+	uint64_t start, end, bias;
+	bool on_disk; /* FILE can be opened for its file offset */
+};
+
 static void
-add_mapping(struct pprof *pp, const struct image *im, uint64_t id)
+add_mapping(struct pprof *pp, const struct map *m, uint64_t id)
 {
-	const struct profrun_header *h = &im->ref->hdr;
 	struct pbuf b = { 0 };
 
 	pb_uint(&b, MAPPING_ID, id);
-	pb_uint(&b, MAPPING_START, h->text_start + h->load_bias);
-	pb_uint(&b, MAPPING_LIMIT, h->text_end + h->load_bias);
-	pb_uint(&b, MAPPING_OFFSET, file_offset(im->ref->exe, h->text_start));
-	pb_uint(&b, MAPPING_FILENAME, strtab_index(&pp->strings, im->ref->exe));
-	pb_uint(&b, MAPPING_BUILD_ID,
-		strtab_index(&pp->strings, im->ref->build_id));
+	pb_uint(&b, MAPPING_START, m->start + m->bias);
+	pb_uint(&b, MAPPING_LIMIT, m->end + m->bias);
+	pb_uint(&b, MAPPING_OFFSET,
+		m->on_disk ? file_offset(m->file, m->start) : 0);
+	pb_uint(&b, MAPPING_FILENAME, strtab_index(&pp->strings, m->file));
+	pb_uint(&b, MAPPING_BUILD_ID, strtab_index(&pp->strings, m->build_id));
 	pb_uint(&b, MAPPING_HAS_FUNCTIONS, 1);
 	pb_uint(&b, MAPPING_HAS_FILENAMES, 1);
 	pb_uint(&b, MAPPING_HAS_LINES, 1);
@@ -208,7 +218,11 @@ add_image(struct pprof *pp, const struct image *im, uint64_t mapping)
 	uint64_t left = 0, loc;
 	size_t i, k = 0;
 
-	add_mapping(pp, im, mapping);
+	const struct profrun_header *h = &im->ref->hdr;
+	struct map m = { im->ref->exe, im->ref->build_id, h->text_start,
+			 h->text_end, h->load_bias, true };
+
+	add_mapping(pp, &m, mapping);
 	if (symbolize(pp->sz, im->ref, im->samples, im->n, &funcs, NULL))
 		return -1;
 	for (i = 0; i < im->n && pp->err == 0; i++) {
@@ -226,14 +240,65 @@ add_image(struct pprof *pp, const struct image *im, uint64_t mapping)
 	return pp->err;
 }
 
-static void
-add_outside(struct pprof *pp)
+/* One location and sample per sampled PC of library L, in mapping ID. */
+static int
+add_lib(struct pprof *pp, struct lib *l, uint64_t id)
 {
-	struct func f = { .name = "[outside the executable]",
-			  .symbol = "[outside the executable]" };
+	struct func_list funcs = { 0 };
+	struct map m = { l->obj.name, l->obj.build_id, l->start - l->bias,
+			 l->end - l->bias, l->bias, !l->obj.image };
+	uint64_t left = 0, loc;
+	size_t i, k = 0;
 
-	if (pp->r->outside > 0)
-		add_sample(pp, add_location(pp, 0, 0, &f, 0), pp->r->outside);
+	add_mapping(pp, &m, id);
+	l->n = samples_sum_sorted(l->samples, l->n);
+	if (symbolize_object(pp->sz, &l->obj, l->samples, l->n, &funcs, NULL))
+		return -1;
+	for (i = 0; i < l->n; i++) {
+		if (left == 0)
+			left = funcs.v[k++].samples;
+		left -= l->samples[i].count;
+		loc = add_location(pp, id, l->samples[i].addr + l->bias,
+				   &funcs.v[k - 1], funcs.v[k - 1].line);
+		add_sample(pp, loc, l->samples[i].count);
+	}
+	func_list_fini(&funcs);
+	return 0;
+}
+
+/* A location without a mapping for N samples. */
+static void
+add_unmapped(struct pprof *pp, const char *name, uint64_t n)
+{
+	struct func f = { .name = (char *)name, .symbol = (char *)name };
+
+	if (n > 0)
+		add_sample(pp, add_location(pp, 0, 0, &f, 0), n);
+}
+
+/* The samples outside the executables: a mapping per library after the
+ * NEXT - 1 mappings of the executables. */
+static int
+add_outside(struct pprof *pp, uint64_t next)
+{
+	const struct report *r = pp->r;
+	struct lib_set set = { 0 };
+	size_t i;
+	int ret = 0;
+
+	if (r->opts->main_only) {
+		add_unmapped(pp, "[outside the executable]", r->outside);
+		return 0;
+	}
+	for (i = 0; i < r->nprocs && ret == 0; i++)
+		ret = lib_set_add(&set, r->procs[i].p);
+	for (i = 0; i < set.n && ret == 0; i++)
+		ret = add_lib(pp, &set.v[i], next + i);
+	if (ret == 0)
+		add_unmapped(pp, OUTSIDE_UNKNOWN,
+			     set.unknown + set.lost + set.unrecorded);
+	lib_set_fini(&set);
+	return ret;
 }
 
 /* The Profile message, fields in number order. */
@@ -267,10 +332,11 @@ pprof_build(struct pprof *pp, struct pbuf *raw)
 		return -1;
 	for (i = 0; i < set.n && pp->err == 0; i++)
 		pp->err = add_image(pp, &set.v[i], i + 1);
+	if (pp->err == 0 && add_outside(pp, set.n + 1))
+		pp->err = -1;
 	image_set_fini(&set);
 	if (pp->err)
 		return -1;
-	add_outside(pp);
 	encode(pp, raw);
 	if (raw->oom || pp->strings.oom || pp->fkeys.oom) {
 		cli_error("%s: out of memory", pp->r->run->path);

@@ -31,6 +31,19 @@ wrap_slots_for(const struct member *m)
 	return slots;
 }
 
+/* No PC table, module records or vdso image: the samples outside the
+ * main executable stay counted in samples_outside only. */
+static void
+clear_outside(struct profrun_header *h)
+{
+	h->pcs_off = h->modules_off = h->modstr_off = h->vdso_off = 0;
+	h->pc_slots = h->pc_probe = 0;
+	h->module_slots = h->module_count = h->modules_lost = 0;
+	h->modstr_size = h->vdso_size = h->mod_generation = 0;
+	h->pcs_lost = h->pcs_unmapped = 0;
+	h->flags &= ~(uint32_t)PROFRUN_F_PC_OVERFLOW;
+}
+
 static void
 layout(struct member *m)
 {
@@ -51,6 +64,7 @@ layout(struct member *m)
 	h->hist_off = h->wraps_off +
 		      (uint64_t)h->wrap_slots * sizeof(struct profrun_wrap);
 	h->file_size = h->hist_off + h->nbuckets * 2;
+	clear_outside(h);
 }
 
 static void

@@ -178,6 +178,25 @@ merge_foreign(struct merge *m)
 	return ret;
 }
 
+/* The merged files keep the samples outside the main executables as a
+ * count only: say so when the inputs knew where they fell. */
+static void
+say_outside_dropped(const struct merge *m)
+{
+	uint64_t n = 0;
+	size_t k, i;
+
+	for (k = 0; k < m->nruns; k++)
+		for (i = 0; i < m->runs[k].n; i++)
+			if (m->runs[k].members[i].has_pcs)
+				n += m->runs[k].members[i].outside;
+	if (n > 0)
+		cli_warn("merge: %llu samples in shared libraries, the vdso or "
+			 "unknown code are kept as a count (\"[not recorded]\" "
+			 "in reports), without their functions",
+			 (unsigned long long)n);
+}
+
 int
 merge_profiles(char *const *paths, size_t n, const char *out, bool force)
 {
@@ -201,6 +220,8 @@ merge_profiles(char *const *paths, size_t n, const char *out, bool force)
 		goto done;
 	ret = merge_out_write(out, &m.images, m.same, m.nsame, m.foreign,
 			      m.nforeign, m.ref);
+	if (ret == 0)
+		say_outside_dropped(&m);
 done:
 	image_set_fini(&m.images);
 	free(m.same);

@@ -63,7 +63,8 @@ object_of(const struct profile *p, const struct profile_module *m)
 }
 
 static struct lib *
-lib_find(struct lib_set *set, const struct sym_object *o, uint32_t kind)
+lib_find(struct lib_set *set, const struct sym_object *o,
+	 const struct profile_module *m)
 {
 	struct lib *l;
 	size_t i;
@@ -82,7 +83,10 @@ lib_find(struct lib_set *set, const struct sym_object *o, uint32_t kind)
 	l = &set->v[set->n++];
 	memset(l, 0, sizeof(*l));
 	l->obj = *o;
-	l->kind = kind;
+	l->kind = m->kind;
+	l->start = m->start;
+	l->end = m->end;
+	l->bias = m->bias;
 	return l;
 }
 
@@ -116,7 +120,7 @@ add_pc(struct lib_set *set, const struct profile *p, const struct profile_pc *pc
 		return 0;
 	}
 	o = object_of(p, m);
-	l = lib_find(set, &o, m->kind);
+	l = lib_find(set, &o, m);
 	if (!l || lib_add(l, pc->pc - m->bias, pc->count))
 		return -1;
 	if (m->kind == PROFRUN_MODULE_VDSO)
@@ -140,14 +144,20 @@ lib_set_add(struct lib_set *set, const struct profile *p)
 	return 0;
 }
 
-/* One entry of module "[unknown]". */
+/* One entry of module "[unknown]", in FUNCS and (when not NULL) LINES. */
 static int
-add_unknown(struct func_list *funcs, const char *name, uint64_t samples)
+add_unknown(struct func_list *funcs, struct func_list *lines,
+	    const char *name, uint64_t samples)
 {
 	struct func f = { .module = (char *)OUTSIDE_UNKNOWN, .name = (char *)name,
-			  .samples = samples };
+			  .caller = (char *)name, .samples = samples };
 
-	return samples ? func_list_add(funcs, &f) : 0;
+	if (samples == 0)
+		return 0;
+	if (lines && func_list_add(lines, &f))
+		return -1;
+	f.caller = NULL;
+	return func_list_add(funcs, &f);
 }
 
 int
@@ -163,9 +173,9 @@ lib_set_symbolize(struct lib_set *set, struct symbolizer *sz,
 		if (symbolize_object(sz, &l->obj, l->samples, l->n, funcs, lines))
 			return -1;
 	}
-	if (add_unknown(funcs, "[unknown]", set->unknown) ||
-	    add_unknown(funcs, "[PC table full]", set->lost) ||
-	    add_unknown(funcs, "[not recorded]", set->unrecorded)) {
+	if (add_unknown(funcs, lines, "[unknown]", set->unknown) ||
+	    add_unknown(funcs, lines, "[PC table full]", set->lost) ||
+	    add_unknown(funcs, lines, "[not recorded]", set->unrecorded)) {
 		cli_error("out of memory");
 		return -1;
 	}

@@ -20,6 +20,7 @@
 struct lib {
 	struct sym_object obj;
 	uint32_t kind; /* enum profrun_module_kind */
+	uint64_t start, end, bias; /* as the first process had it loaded */
 	struct profile_sample *samples;
 	size_t n, cap;
 	uint64_t total;
@@ -45,8 +46,8 @@ const struct profile_module *outside_module(const struct profile *p,
  * memory. */
 int lib_set_add(struct lib_set *set, const struct profile *p);
 
-/* Symbolize SET into FUNCS (and LINES) and add one entry for each kind
- * of sample no object holds.  Returns 0, or -1 after printing an
+/* Symbolize SET into FUNCS (and LINES, when not NULL) and add one entry
+ * for each kind of sample no object holds.  Returns 0, or -1 after printing an
  * error. */
 int lib_set_symbolize(struct lib_set *set, struct symbolizer *sz,
 		      struct func_list *funcs, struct func_list *lines);

@@ -54,8 +54,8 @@ def hot_line():
 def inlined_helper_line_tops_lines(tmp):
     prof = record(tmp, wl("inline"))
     rep = report_json(prof, "--lines")
-    lines, main = rep["lines"], rep["samples"]["main"]
-    expect(sum(l["samples"] for l in lines) == main, "lines do not add up to samples.main")
+    lines, total = rep["lines"], rep["samples"]["total"]
+    expect(sum(l["samples"] for l in lines) == total, "lines do not add up to samples.total")
     keys = [-l["samples"] for l in lines]
     expect(keys == sorted(keys), "lines not sorted by samples")
     top = lines[0]
@@ -233,7 +233,7 @@ def debug_file_of_another_build_named(tmp):
     expect(wrong in rep_cp.stderr and "another build" in rep_cp.stderr,
            f"the wrong debug file is not named: {rep_cp.stderr}")
     rep = report_json(prof)
-    expect(sum(f["samples"] for f in rep["functions"]) == rep["samples"]["main"],
+    expect(sum(f["samples"] for f in rep["functions"]) == rep["samples"]["total"],
            "samples lost")
     expect(samples_of(rep, "hot_a") == 0, "names taken from another build's debug file")
 

@@ -82,9 +82,14 @@ def cases(tmp):
     check(f.get("hot_a") == 70005, "counts across a wrap merged exactly: %s" % f)
     check(f.get("[split %#x-%#x]" % (plt, plt + 2)) == 4,
           "samples in no symbol kept as an address range: %s" % list(f))
-    check(sum(f.values()) == rep["samples"]["main"] == 70309,
-          "functions add up to samples.main")
-    check(rep["samples"]["total"] == 70315, "total = main + outside")
+    check(f.get("[not recorded]") == 6,
+          "outside samples of a file without a PC table in one entry: %s" % f)
+    check(sum(f.values()) == rep["samples"]["total"] == 70315,
+          "functions add up to samples.total")
+    check(rep["samples"]["main"] == 70309, "total = main + outside")
+    cp = report("--format", "json", "--main-only", run)
+    check(sum(functions(cp).values()) == 70309,
+          "--main-only: functions add up to samples.main")
     check(rep["complete"] is False and rep["cpu_seconds"] is None,
           "a cut short process makes the run incomplete, CPU time unknown")
     check(len(rep["processes"]) == 3, "processes without samples are listed")
@@ -96,11 +101,11 @@ def cases(tmp):
 
     cp = report("--format", "json", "--by-process", run)
     procs = json.loads(cp.stdout)["processes"]
-    check(cp.returncode == 0 and [len(p["functions"]) for p in procs] == [3, 1, 0],
+    check(cp.returncode == 0 and [len(p["functions"]) for p in procs] == [4, 1, 0],
           "--by-process gives each process its functions")
 
     cp = report("--top", "1", run)
-    check(cp.returncode == 0 and "2 more functions (304 samples)" in cp.stdout,
+    check(cp.returncode == 0 and "3 more functions (310 samples)" in cp.stdout,
           "--top says what it leaves out")
 
     stale = os.path.join(tmp, "stale.prof")
