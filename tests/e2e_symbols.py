@@ -65,7 +65,7 @@ def inlined_helper_line_tops_lines(tmp):
            f"top line is {top['file']}:{top['line']}, expected inline.c:{hot_line()}")
     expect(top["function"] == "mix_step", f"top line's function is {top['function']!r}")
     # by construction nearly all the work is the helper's one line
-    check_share(top["samples"], main, 0.97, "the helper's line")
+    check_share(top["samples"], rep["samples"]["main"], 0.97, "the helper's line")
     cp = run([PROFRUN, "report", "--lines", prof])
     expect(cp.returncode == 0 and f"inline.c:{hot_line()}" in cp.stdout,
            f"text --lines lacks inline.c:{hot_line()}: {cp.stdout}")

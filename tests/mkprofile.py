@@ -24,7 +24,12 @@ STATES = {"running": 0, "exited": 1, "execed": 2}
 
 # struct profrun_header, field by field (format.h)
 HEADER_FMT = ("<8sHHI" "QQII" "QQQ" "QQQII" "iiIIII64s" "IIqqQQQQ" "QQQ"
-              "IIiI")
+              "IIiI"
+              # outside the main executable: none (as files of older
+              # versions): pcs_off pc_slots pc_probe pcs_lost modules_off
+              # module_slots module_count modstr_off modstr_size
+              # modules_lost mod_generation vdso_size vdso_off pcs_unmapped
+              "QIIQQIIQIIIIQQ")
 
 
 def exec_text(exe):
@@ -104,7 +109,8 @@ def build(a):
         a.rate, 1000000 // a.rate if a.rate else 0, 1, 2 if state else 0,
         cpu_ns, 0, 0, 0,
         main + a.outside, a.outside, 0,
-        state, a.flags, a.exit if state == 1 else -1, 0)
+        state, a.flags, a.exit if state == 1 else -1, 0,
+        *([0] * 14))
     assert len(hdr) <= HEADER_SIZE
     buf = bytearray(file_size)
     buf[:len(hdr)] = hdr

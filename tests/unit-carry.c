@@ -3,7 +3,9 @@
  * The carry of profil()'s 16-bit counters: simulating profil's ++ followed
  * by the shim's hook, count = hist + 65536 * wraps stays exact across wraps,
  * samples outside the histogram are counted, and a full carry table is
- * counted and flagged instead of silently losing wraps.
+ * counted and flagged instead of silently losing wraps.  The PCs of the
+ * samples outside land in the PC table, tagged with the module
+ * generation, by concurrent threads too; what does not fit is counted.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -18,6 +20,8 @@
 static struct profrun_header hdr;
 static uint16_t hist[NB];
 static struct profrun_wrap tab[PROFRUN_WRAP_SLOTS];
+#define PC_SLOTS 64
+static struct profrun_pc pcs[PC_SLOTS];
 
 static struct collect
 make_collect(uint32_t slots)
@@ -25,9 +29,11 @@ make_collect(uint32_t slots)
 	struct collect c = {
 		.hdr = &hdr, .hist = hist, .wraps = tab, .nbuckets = NB,
 		.wrap_slots = slots, .offset = OFFSET, .scale = 65536,
+		.pcs = pcs, .pc_slots = PC_SLOTS,
 	};
 
 	memset(&hdr, 0, sizeof(hdr));
+	memset(pcs, 0, sizeof(pcs));
 	memset(hist, 0, sizeof(hist));
 	memset(tab, 0, sizeof(tab));
 	return c;
@@ -170,6 +176,49 @@ concurrent_records_all_land(void)
 	CHECK_EQ(keys, 48);
 }
 
+#define LIB 0x7f0000001000u
+
+static void *
+hammer_pcs(void *arg)
+{
+	const struct collect *c = arg;
+
+	for (int n = 0; n < PER_THREAD; n++)
+		collect_after_profil(c, LIB + 4 * (uintptr_t)(n % 80), 0);
+	return NULL;
+}
+
+/* Threads sampling 80 PCs into 64 slots: every sample is in the table or
+ * counted as lost, each PC in one slot with the current generation. */
+static void
+concurrent_pcs_land_or_are_counted(void)
+{
+	struct collect c = make_collect(PROFRUN_WRAP_SLOTS);
+	pthread_t t[THREADS];
+	uint64_t sum = 0;
+
+	hdr.mod_generation = 3;
+	for (int i = 0; i < THREADS; i++)
+		pthread_create(&t[i], NULL, hammer_pcs, &c);
+	for (int i = 0; i < THREADS; i++)
+		pthread_join(t[i], NULL);
+	for (int s = 0; s < PC_SLOTS; s++) {
+		uint64_t pc = pcs[s].key & PROFRUN_PC_MASK;
+
+		sum += pcs[s].count;
+		CHECK(pcs[s].key >> PROFRUN_PC_BITS == 3);
+		CHECK(pc >= LIB && pc < LIB + 320 && pc % 4 == 0);
+		for (int o = s + 1; o < PC_SLOTS; o++)
+			CHECK(pcs[s].key != pcs[o].key);
+	}
+	CHECK_EQ(hdr.samples_outside, THREADS * PER_THREAD);
+	CHECK_EQ(sum + hdr.pcs_lost, THREADS * PER_THREAD);
+	CHECK(hdr.pcs_lost > 0 && (hdr.flags & PROFRUN_F_PC_OVERFLOW));
+	/* a PC that cannot be a key is counted, not stored */
+	collect_after_profil(&c, (uintptr_t)1 << 50, 0);
+	CHECK_EQ(hdr.pcs_unmapped, 1);
+}
+
 int
 main(void)
 {
@@ -179,5 +228,6 @@ main(void)
 	full_table_counts_lost_wraps();
 	untouched_counter_is_no_wrap();
 	concurrent_records_all_land();
+	concurrent_pcs_land_or_are_counted();
 	CHECK_DONE();
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/outside.h"
 #include "cli/profile.h"
 
 /* Geometry of the minimal valid member built by make_valid(). */
@@ -23,8 +24,17 @@
 #define STRINGS_SIZE 32
 #define WRAPS_OFF (STRINGS_OFF + STRINGS_SIZE)
 #define HIST_OFF (WRAPS_OFF + NSLOTS * 16)
-#define FILE_SIZE (HIST_OFF + NBUCKETS * 2)
+#define PCS_OFF (HIST_OFF + NBUCKETS * 2)
+#define NPCS 4
+#define MODS_OFF (PCS_OFF + NPCS * 16)
+#define NMODS 2
+#define MODSTR_OFF (MODS_OFF + NMODS * 112)
+#define MODSTR_SIZE 32
+#define VDSO_OFF (MODSTR_OFF + MODSTR_SIZE)
+#define VDSO_SIZE 16
+#define FILE_SIZE (VDSO_OFF + VDSO_SIZE)
 #define TEXT_START 0x1000u
+#define GEN1 (1ull << PROFRUN_PC_BITS)
 
 static int failures;
 static int messages;
@@ -88,6 +98,58 @@ set_wrap(struct image *im, unsigned slot, uint64_t key, uint64_t wraps)
 	memcpy(im->buf + WRAPS_OFF + 16 * slot, &w, sizeof(w));
 }
 
+static void
+set_pc(struct image *im, unsigned slot, uint64_t key, uint64_t count)
+{
+	struct profrun_pc pc = { key, count };
+
+	memcpy(im->buf + PCS_OFF + 16 * slot, &pc, sizeof(pc));
+}
+
+static struct profrun_module *
+module_rec(struct image *im, unsigned i)
+{
+	return (struct profrun_module *)(im->buf + MODS_OFF + 112 * i);
+}
+
+/* The outside tables of the valid member: a library at 0x7000-0x8000
+ * (bias 0x6000) and the vdso at 0x9000-0x9100; PCs in each, and one in
+ * neither; 2 lost and 1 unmapped, so 9 outside in all. */
+static void
+make_outside(struct image *im)
+{
+	struct profrun_header *h = hdr(im);
+	struct profrun_module *m;
+
+	h->pcs_off = PCS_OFF;
+	h->pc_slots = NPCS;
+	h->modules_off = MODS_OFF;
+	h->module_slots = NMODS;
+	h->module_count = NMODS;
+	h->modstr_off = MODSTR_OFF;
+	h->modstr_size = MODSTR_SIZE;
+	h->vdso_off = VDSO_OFF;
+	h->vdso_size = VDSO_SIZE;
+	h->mod_generation = 1;
+	h->pcs_lost = 2;
+	h->pcs_unmapped = 1;
+	strcpy((char *)im->buf + MODSTR_OFF, "/lib/libx.so");
+	strcpy((char *)im->buf + MODSTR_OFF + 13, "linux-vdso.so.1");
+	m = module_rec(im, 0);
+	*m = (struct profrun_module){ .start = 0x7000, .end = 0x8000,
+				      .load_bias = 0x6000,
+				      .path_off = MODSTR_OFF, .gen_loaded = 1,
+				      .build_id_len = 1, .build_id = { 0xcd } };
+	m = module_rec(im, 1);
+	*m = (struct profrun_module){ .start = 0x9000, .end = 0x9100,
+				      .path_off = MODSTR_OFF + 13,
+				      .kind = PROFRUN_MODULE_VDSO,
+				      .gen_loaded = 1 };
+	set_pc(im, 0, 0x7010 | GEN1, 3);
+	set_pc(im, 1, 0x9004 | GEN1, 2);
+	set_pc(im, 3, 0x5000 | GEN1, 1);
+}
+
 /* A valid member: bucket 1 = 5, bucket 3 = 7 + 2 wraps, bucket 5 = exactly
  * one wrap (the 16-bit counter reads 0). */
 static void
@@ -123,6 +185,7 @@ make_valid(struct image *im)
 	set_hist(im, 3, 7);
 	set_wrap(im, 0, 4, 2);
 	set_wrap(im, 2, 6, 1);
+	make_outside(im);
 }
 
 static void
@@ -150,6 +213,22 @@ test_valid(void)
 	      "wrapped to zero still counts");
 	check(p.main == 5 + 7 + 3 * 65536ull, "main is the sum of counts");
 	check(p.outside == 9, "outside samples");
+	check(p.has_pcs && p.npcs == 3 && p.pcs[0].pc == 0x5000 &&
+		      p.pcs[1].pc == 0x7010 && p.pcs[1].gen == 1 &&
+		      p.pcs[1].count == 3,
+	      "PC table read, sorted by PC, generation split off");
+	check(p.pcs_lost == 2 && p.pcs_unmapped == 1 && p.pcs_unrecorded == 0,
+	      "table, lost and unmapped add up to outside");
+	check(p.nmodules == 2 && strcmp(p.modules[0].path, "/lib/libx.so") == 0 &&
+		      strcmp(p.modules[0].build_id, "cd") == 0 &&
+		      p.modules[1].kind == PROFRUN_MODULE_VDSO,
+	      "module records");
+	check(p.vdso_size == VDSO_SIZE && p.vdso != NULL, "vdso image");
+	check(outside_module(&p, 0x7010, 1) == &p.modules[0] &&
+		      outside_module(&p, 0x5000, 1) == NULL,
+	      "PCs map to their module, or to none");
+	check(outside_module(&p, 0x7010, 0) == &p.modules[0],
+	      "a PC sampled before the scan that found its module maps to it");
 	check(strcmp(p.exe, "/bin/demo") == 0, "executable path");
 	check(strcmp(p.build_id, "ab01") == 0, "build-id in hex");
 	check(p.note == NULL, "no note");
@@ -331,10 +410,101 @@ wrap_table_beyond_file(struct image *im)
 	hdr(im)->wrap_slots = 0xffffffffu;
 }
 
+static void
+pcs_beyond_file(struct image *im)
+{
+	hdr(im)->pcs_off = FILE_SIZE - 16;
+}
+
+static void
+pc_slots_not_pow2(struct image *im)
+{
+	hdr(im)->pc_slots = 3;
+}
+
+static void
+pc_key_without_pc(struct image *im)
+{
+	set_pc(im, 2, GEN1, 1);
+}
+
+static void
+pc_count_absurd(struct image *im)
+{
+	set_pc(im, 2, 0x7020, 1ull << 63);
+}
+
+static void
+module_count_above_slots(struct image *im)
+{
+	hdr(im)->module_count = NMODS + 1;
+}
+
+static void
+module_path_outside(struct image *im)
+{
+	module_rec(im, 1)->path_off = STRINGS_OFF;
+}
+
+static void
+module_path_unterminated(struct image *im)
+{
+	memset(im->buf + MODSTR_OFF + 13, 'x', MODSTR_SIZE - 13);
+}
+
+static void
+module_build_id_too_long(struct image *im)
+{
+	module_rec(im, 0)->build_id_len = PROFRUN_BUILD_ID_MAX + 1;
+}
+
+static void
+module_range_reversed(struct image *im)
+{
+	module_rec(im, 0)->end = 0x6000;
+}
+
+static void
+module_kind_unknown(struct image *im)
+{
+	module_rec(im, 0)->kind = 7;
+}
+
+static void
+vdso_too_large(struct image *im)
+{
+	hdr(im)->vdso_size = PROFRUN_VDSO_MAX + 1;
+}
+
+static void
+modules_overlap_pcs(struct image *im)
+{
+	hdr(im)->modules_off = PCS_OFF + 16;
+}
+
+static void
+lost_absurd(struct image *im)
+{
+	hdr(im)->pcs_lost = 1ull << 63;
+}
+
 static const struct {
 	const char *name;
 	void (*damage)(struct image *im);
 } damages[] = {
+	{ "PC table beyond the file", pcs_beyond_file },
+	{ "PC slots not a power of 2", pc_slots_not_pow2 },
+	{ "PC key without a PC", pc_key_without_pc },
+	{ "absurd PC count", pc_count_absurd },
+	{ "module_count above module_slots", module_count_above_slots },
+	{ "module path outside the module strings", module_path_outside },
+	{ "module path unterminated", module_path_unterminated },
+	{ "module build-id too long", module_build_id_too_long },
+	{ "module range reversed", module_range_reversed },
+	{ "module kind unknown", module_kind_unknown },
+	{ "vdso image too large", vdso_too_large },
+	{ "module records overlap the PC table", modules_overlap_pcs },
+	{ "absurd lost count", lost_absurd },
 	{ "bad magic", bad_magic },
 	{ "newer min_version", newer_min_version },
 	{ "version 0", version_zero },
