@@ -86,8 +86,8 @@ load_profile(struct diff_side *s, const struct diff_opts *opts)
 		ret = diff_side_add(s, r.funcs.v[i].name,
 				    module_display(r.funcs.v[i].module),
 				    r.funcs.v[i].samples);
-	if (ret == 0 && r.outside > 0)
-		ret = diff_side_add(s, DIFF_OUTSIDE, NULL, r.outside);
+	/* the functions include the libraries' and [unknown]: they add up
+	 * to the total */
 	report_fini(&r);
 	run_fini(&run);
 	return ret ? side_error(s, "out of memory") : 0;
@@ -151,13 +151,18 @@ json_function(struct diff_side *s, json_object *f, uint64_t *sum)
 	return 0;
 }
 
-/* Samples not in the listed functions: left out by --top, or outside. */
+/* Samples not in the listed functions: left out by --top, or outside (in
+ * reports without the split of samples.outside, which list the main
+ * executables' functions only). */
 static int
 json_rest(struct diff_side *s, json_object *root, json_object *samples,
 	  uint64_t listed)
 {
 	json_object *omitted;
 	int64_t outside = json_count(samples, "outside"), left = 0;
+
+	if (json_object_object_get_ex(samples, "libraries", NULL))
+		outside = 0; /* listed among the functions */
 
 	if (json_object_object_get_ex(root, "omitted", &omitted))
 		left = json_count(omitted, "samples");

@@ -262,7 +262,7 @@ def damaged_dwarf_warned_report_intact(tmp):
         a, b = samples_of(rep, "hot_a"), samples_of(rep, "hot_b")
         check_share(a, a + b, 0.75, f"{extra}: symbols despite damaged DWARF")
         if "lines" in rep:
-            expect(sum(l["samples"] for l in rep["lines"]) == rep["samples"]["main"],
+            expect(sum(l["samples"] for l in rep["lines"]) == rep["samples"]["total"],
                    "lines lost samples")
 
 
