@@ -15,7 +15,7 @@
 #include "profile.h"
 
 #define PLAUSIBLE_SAMPLES (1ull << 62)
-#define MAX_PC_SLOTS (1u << 24)
+#define MAX_PC_SLOTS (1u << 20)
 #define MAX_MODULE_SLOTS (1u << 16)
 #define MAX_MODSTR (16u << 20)
 
