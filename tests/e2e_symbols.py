@@ -77,9 +77,8 @@ def inline_view_names_helper_and_keeps_every_sample(tmp):
     flat = report_json(prof)
     expect(flat["functions"][0]["name"] == "churn", "the default view is not by symbol")
     rep = report_json(prof, "--inline")
-    main = rep["samples"]["main"]
-    expect(sum(f["samples"] for f in rep["functions"]) == main,
-           "--inline functions do not add up to samples.main")
+    expect(sum(f["samples"] for f in rep["functions"]) == rep["samples"]["total"],
+           "--inline functions do not add up to samples.total")
     name = "mix_step [inlined into churn]"
     helper = samples_of(rep, name)
     check_share(helper, samples_of(flat, "churn"), 0.97, f"{name} within churn")
