@@ -99,7 +99,7 @@ symbolize_each(struct report *r, struct symbolizer *sz)
 
 	for (i = 0; i < r->nprocs; i++) {
 		pr = &r->procs[i];
-		pr->lines.key = KEY_LINE_CALLER;
+		pr->lines.key = r->lines.key;
 		if (symbolize(sz, pr->p, pr->p->samples, pr->p->nsamples,
 			      &pr->funcs, &pr->lines) ||
 		    symbolize_outside(r, sz, &pr->p, 1, &pr->funcs, &pr->lines,
@@ -215,7 +215,7 @@ report_build(struct report *r, const struct run *run,
 		return -1;
 	}
 	compute_totals(r);
-	r->lines.key = KEY_LINE_CALLER;
+	r->lines.key = opts->lines_by_caller ? KEY_LINE_CALLER : KEY_LINE;
 	so = report_sym_opts(opts);
 	sz = symbolizer_new(&so);
 	ret = sz ? symbolize_merged(r, sz) : -1;
@@ -254,16 +254,6 @@ report_fini(struct report *r)
 	func_list_fini(&r->funcs);
 	func_list_fini(&r->lines);
 	memset(r, 0, sizeof(*r));
-}
-
-void
-report_lines_by_place(struct report *r)
-{
-	size_t i;
-
-	func_list_regroup(&r->lines, KEY_LINE);
-	for (i = 0; i < r->nprocs; i++)
-		func_list_regroup(&r->procs[i].lines, KEY_LINE);
 }
 
 double

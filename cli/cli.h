@@ -38,6 +38,7 @@ struct report_opts {
 	long pid;	    /* only this process; 0 = all */
 	bool lines;	    /* also the profile by source line */
 	bool inlines;	    /* split functions among their inlined callees */
+	bool lines_by_caller; /* keep lines of different callers apart */
 	bool no_demangle;   /* raw symbol names */
 	const char **debug_dirs; /* --debug-dir, in order */
 	size_t ndebug_dirs;

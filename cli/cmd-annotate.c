@@ -134,7 +134,9 @@ annotate_path(const char *path, struct annotate_cmd *cmd, FILE *out)
 int
 cmd_annotate(int argc, char **argv)
 {
-	struct annotate_cmd cmd = { .ropts = { .format = "text", .lines = true },
+	struct annotate_cmd cmd = { .ropts = { .format = "text",
+						.lines = true,
+						.lines_by_caller = true },
 				    .aopts = { .top = 3 } };
 	int c, ret = -1;
 

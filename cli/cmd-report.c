@@ -205,7 +205,6 @@ report_paths(char *const *paths, size_t n, const struct report_opts *opts,
 		run_fini(&run);
 		return EXIT_FAIL;
 	}
-	report_lines_by_place(&r);
 	ret = report_write(&r, opts->format, out);
 	if (ret && ferror(out))
 		cli_error("%s: cannot write the report", run.path);

@@ -86,15 +86,14 @@ cmp_key(const void *a, const void *b, void *arg)
 {
 	const struct func *x = a, *y = b;
 	enum func_key key = *(enum func_key *)arg;
-	int c = strcmp(x->module, y->module);
+	int c = key == KEY_FUNCTION ? 0 : cmp_place(x, y);
 
-	if (c == 0 && key != KEY_FUNCTION)
-		c = cmp_place(x, y);
+	/* the module last: most entries share it, a long path */
 	if (c == 0)
 		c = strcmp(x->name, y->name);
 	if (c == 0 && key == KEY_LINE_CALLER)
 		c = cmp_str(x->caller, y->caller);
-	return c;
+	return c ? c : strcmp(x->module, y->module);
 }
 
 static int
@@ -130,13 +129,6 @@ func_list_finish(struct func_list *l)
 	}
 	l->n = n;
 	qsort_r(l->v, l->n, sizeof(*l->v), cmp_samples, &l->key);
-}
-
-void
-func_list_regroup(struct func_list *l, enum func_key key)
-{
-	l->key = key;
-	func_list_finish(l);
 }
 
 size_t

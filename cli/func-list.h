@@ -43,9 +43,6 @@ int func_list_add(struct func_list *l, const struct func *f);
  * then by name (functions) or place (lines). */
 void func_list_finish(struct func_list *l);
 
-/* Merge again under the coarser KEY (KEY_LINE_CALLER into KEY_LINE). */
-void func_list_regroup(struct func_list *l, enum func_key key);
-
 /* Distinct modules in L, counting no further than 2. */
 size_t func_list_modules(const struct func_list *l);
 

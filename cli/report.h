@@ -22,9 +22,9 @@ struct report {
 	struct proc *procs; /* selected members, in run order */
 	size_t nprocs;
 	struct func_list funcs; /* all selected processes, merged */
-	struct func_list lines; /* with opts->lines: the source lines of each
-				 * symbol (KEY_LINE_CALLER); the reports
-				 * want them regrouped by KEY_LINE */
+	struct func_list lines; /* with opts->lines: by source line and
+				 * function (KEY_LINE), and by symbol too
+				 * (KEY_LINE_CALLER) with lines_by_caller */
 
 	uint64_t total, main, outside; /* total = main + outside */
 	double cpu_seconds;	       /* -1 when unknown for any process */
@@ -58,10 +58,6 @@ void report_fini(struct report *r);
 
 /* How OPTS asks for symbols to be found and named. */
 struct sym_opts report_sym_opts(const struct report_opts *opts);
-
-/* Regroup the lines (of the report and of each process) by place and
- * function (KEY_LINE), as the reports show them. */
-void report_lines_by_place(struct report *r);
 
 /* Seconds represented by SAMPLES at the report's rate. */
 double report_seconds(const struct report *r, uint64_t samples);

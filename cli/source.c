@@ -393,10 +393,26 @@ cmp_src(const void *a, const void *b)
 	return (x->addr > y->addr) - (x->addr < y->addr);
 }
 
+/* qsort, unless BASE is sorted already (the usual case here: units and
+ * addresses both ascend). */
+static void
+sort_unless_sorted(void *base, size_t n, size_t size,
+		   int (*cmp)(const void *, const void *))
+{
+	char *b = base;
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (cmp(b + (i - 1) * size, b + i * size) > 0)
+			break;
+	if (i < n)
+		qsort(base, n, size, cmp);
+}
+
 static int
 store(struct src_cache *c, struct pending *p, size_t n)
 {
-	struct addr_src *v;
+	struct addr_src *v, *prev = NULL;
 	size_t i;
 
 	if (c->n + n > c->cap) {
@@ -412,10 +428,17 @@ store(struct src_cache *c, struct pending *p, size_t n)
 		v->addr = p[i].addr;
 		v->file = p[i].file;
 		v->line = p[i].line;
-		if (p[i].has_inl)
+		if (p[i].has_inl && prev &&
+		    dwarf_dieoffset(&p[i].inl) == dwarf_dieoffset(&p[i - 1].inl)) {
+			v->inl = prev->inl; /* the same inlined instance */
+			v->inl_file = prev->inl_file;
+			v->inl_line = prev->inl_line;
+		} else if (p[i].has_inl) {
 			name_inline(c, &p[i], v);
+		}
+		prev = p[i].has_inl ? v : NULL;
 	}
-	qsort(c->v, c->n, sizeof(*c->v), cmp_src);
+	sort_unless_sorted(c->v, c->n, sizeof(*c->v), cmp_src);
 	return 0;
 }
 
@@ -472,7 +495,7 @@ src_resolve(struct src_cache *c, Dwfl_Module *mod, Dwarf_Addr bias,
 	p = collect(c, mod, bias, addrs, n, &np);
 	if (!p)
 		return -1;
-	qsort(p, np, sizeof(*p), cmp_pending);
+	sort_unless_sorted(p, np, sizeof(*p), cmp_pending);
 	for (i = 0; i < np && ret == 0; i = j) {
 		for (j = i + 1; j < np && p[j].cu_off == p[i].cu_off; j++)
 			;

@@ -587,6 +587,23 @@ add_known(struct walk *w, struct sym *y, uint64_t count)
 	return func_list_add(w->out, &f);
 }
 
+static bool
+same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* Whether the last entry of L is F's (consecutive samples of one line
+ * become one entry before any sorting). */
+static bool
+same_as_last(const struct func_list *l, const struct func *f)
+{
+	const struct func *g = l->n ? &l->v[l->n - 1] : NULL;
+
+	return g && g->line == f->line && same_str(g->file, f->file) &&
+	       same_str(g->caller, f->caller) && strcmp(g->name, f->name) == 0;
+}
+
 /* With --inline: the samples of code inlined into Y go to an entry
  * "helper [inlined into Y]". */
 static int
@@ -601,6 +618,15 @@ add_inlined(struct walk *w, struct sym *y, const struct addr_src *a,
 	if (!inl || asprintf(&name, "%s [inlined into %s]", inl, y->shown) < 0)
 		return -1;
 	w->cur = NULL;
+	f.caller = (char *)y->shown;
+	f.name = name;
+	f.file = (char *)a->inl_file;
+	f.line = a->inl_line;
+	if (same_as_last(w->out, &f)) {
+		w->out->v[w->out->n - 1].samples += count;
+		free(name);
+		return 0;
+	}
 	f.module = w->m->exe;
 	f.name = name;
 	f.symbol = (char *)a->inl;
@@ -635,6 +661,10 @@ add_line(struct walk *w, struct sym *y, const struct addr_src *a,
 	f.line = a && a->file ? a->line : 0;
 	f.addr = addr;
 	f.samples = count;
+	if (same_as_last(w->lines, &f)) {
+		w->lines->v[w->lines->n - 1].samples += count;
+		return 0;
+	}
 	return func_list_add(w->lines, &f);
 }
 
