@@ -590,6 +590,19 @@ load_member(struct run *run, const char *name, unsigned long seq)
 	free(path);
 }
 
+/* Run order: by start time, then pid and sequence (pids wrap around). */
+static int
+cmp_run_order(const void *a, const void *b)
+{
+	const struct profile *x = a, *y = b;
+
+	if (x->hdr.start_ns != y->hdr.start_ns)
+		return x->hdr.start_ns < y->hdr.start_ns ? -1 : 1;
+	if (x->hdr.pid != y->hdr.pid)
+		return x->hdr.pid < y->hdr.pid ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
 static int
 load_dir(struct run *run)
 {
@@ -616,6 +629,7 @@ load_dir(struct run *run)
 			  run->path, run->skipped, run->skipped == 1 ? "" : "s");
 		return -1;
 	}
+	qsort(run->members, run->n, sizeof(*run->members), cmp_run_order);
 	return 0;
 }
 

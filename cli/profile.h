@@ -72,7 +72,7 @@ struct profile {
 struct run {
 	char *path;
 	bool is_dir;
-	struct profile *members; /* sorted by pid, then seq */
+	struct profile *members; /* in run order: start time, pid, seq */
 	size_t n;
 	size_t skipped; /* damaged members left out (each was warned about) */
 };
