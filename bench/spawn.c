@@ -91,7 +91,7 @@ run_once(char **args, struct totals *t)
 int
 main(int argc, char **argv)
 {
-	struct totals t = { 0 };
+	struct totals t = {0};
 	long times = 1;
 	double start;
 	FILE *out;
@@ -102,7 +102,8 @@ main(int argc, char **argv)
 		first = 3;
 	}
 	if (argc - first < 2 || times < 1) {
-		fprintf(stderr, "usage: bench-spawn [-n K] RESULT [NAME=VALUE...] -- PROGRAM [ARGS...]\n");
+		fprintf(stderr, "usage: bench-spawn [-n K] RESULT "
+				"[NAME=VALUE...] -- PROGRAM [ARGS...]\n");
 		return 64;
 	}
 	start = now_seconds();
@@ -114,6 +115,7 @@ main(int argc, char **argv)
 		perror("bench-spawn: result file");
 		return 1;
 	}
-	fprintf(out, "%.9f %.6f %ld %d\n", now_seconds() - start, t.cpu, t.maxrss, t.status);
+	fprintf(out, "%.9f %.6f %ld %d\n", now_seconds() - start, t.cpu,
+		t.maxrss, t.status);
 	return fclose(out) ? 1 : 0;
 }

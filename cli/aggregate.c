@@ -42,7 +42,7 @@ symbolize_outside(struct report *r, struct symbolizer *sz,
 		  const struct profile *const *p, size_t n,
 		  struct func_list *funcs, struct func_list *lines, bool totals)
 {
-	struct lib_set set = { 0 };
+	struct lib_set set = {0};
 	size_t i;
 	int ret = 0;
 
@@ -159,7 +159,8 @@ compute_totals(struct report *r)
 		r->outside += p->outside;
 		r->complete = r->complete && profile_complete(p);
 		r->idle += p->main + p->outside == 0;
-		r->clipped = r->clipped || (p->hdr.flags & PROFRUN_F_RATE_CLIPPED);
+		r->clipped =
+			r->clipped || (p->hdr.flags & PROFRUN_F_RATE_CLIPPED);
 		r->stopped += (p->hdr.flags & PROFRUN_F_STOPPED) != 0;
 	}
 	r->tick_hz = r->procs[0].p->hdr.tick_hz;
@@ -273,9 +274,10 @@ static const struct {
 	uint32_t flag;
 	const char *text;
 } rival_texts[] = {
-	{ PROFRUN_F_RIVAL_SIGNAL, "the program installed its own SIGPROF handler" },
-	{ PROFRUN_F_RIVAL_TIMER, "the program armed ITIMER_PROF itself" },
-	{ PROFRUN_F_RIVAL_PROFIL, "the program called profil() itself" },
+	{PROFRUN_F_RIVAL_SIGNAL,
+	 "the program installed its own SIGPROF handler"},
+	{PROFRUN_F_RIVAL_TIMER, "the program armed ITIMER_PROF itself"},
+	{PROFRUN_F_RIVAL_PROFIL, "the program called profil() itself"},
 };
 
 const char *
@@ -300,8 +302,10 @@ report_stop_reason(const struct profile *p, char *buf, size_t len)
 
 	if (!why)
 		return NULL;
-	snprintf(buf, len, "profile incomplete: %s; profrun stepped aside, "
-		 "later samples are missing", why);
+	snprintf(buf, len,
+		 "profile incomplete: %s; profrun stepped aside, "
+		 "later samples are missing",
+		 why);
 	return buf;
 }
 
@@ -316,7 +320,8 @@ report_problems(const struct profile *p, bool with_state,
 	if (report_stop_reason(p, buf, sizeof(buf)))
 		fn(ctx, buf);
 	if (p->hdr.flags & PROFRUN_F_WRAP_OVERFLOW)
-		fn(ctx, "wrap table overflowed: the hottest counts are too low");
+		fn(ctx,
+		   "wrap table overflowed: the hottest counts are too low");
 	if (p->hdr.wraps_lost > 0) {
 		snprintf(buf, sizeof(buf),
 			 "%llu counter wraps lost (65536 samples each)",

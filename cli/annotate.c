@@ -15,14 +15,14 @@
 #include "annotate.h"
 #include "strmap.h"
 
-#define CONTEXT 2  /* source lines shown around a sampled one */
-#define MERGE_GAP 6 /* windows closer than this are joined */
-#define HOT 0.20    /* share of the function: highlighted in red */
-#define WARM 0.05   /* ... in yellow */
+#define CONTEXT	  2    /* source lines shown around a sampled one */
+#define MERGE_GAP 6    /* windows closer than this are joined */
+#define HOT	  0.20 /* share of the function: highlighted in red */
+#define WARM	  0.05 /* ... in yellow */
 
-#define RED "\033[1;31m"
+#define RED    "\033[1;31m"
 #define YELLOW "\033[33m"
-#define RESET "\033[0m"
+#define RESET  "\033[0m"
 
 /* A source file read into memory (text NULL when it could not be). */
 struct source {
@@ -123,8 +123,7 @@ open_source(const struct annotate_opts *o, const char *path)
 }
 
 static void
-load_source(const struct annotate_opts *o, const char *path,
-	    struct source *s)
+load_source(const struct annotate_opts *o, const char *path, struct source *s)
 {
 	FILE *f;
 	size_t len = 0;
@@ -171,10 +170,10 @@ print_line(struct annotate *a, const struct source *src, int line,
 {
 	double share = fn_samples ? (double)samples / (double)fn_samples : 0;
 	const char *color = "";
-	const char *text = src && src->text && line >= 1 &&
-					   (size_t)line <= src->nlines
-				   ? src->lines[line - 1]
-				   : "";
+	const char *text =
+		src && src->text && line >= 1 && (size_t)line <= src->nlines
+			? src->lines[line - 1]
+			: "";
 
 	if (a->o->color && samples > 0)
 		color = share >= HOT ? RED : share >= WARM ? YELLOW : "";
@@ -210,12 +209,13 @@ print_windows(struct annotate *a, const struct source *src,
 
 	while (i < n) {
 		from = v[i].line - CONTEXT > 1 ? v[i].line - CONTEXT : 1;
-		for (j = i; j + 1 < n && v[j + 1].line - v[j].line <= MERGE_GAP;)
+		for (j = i;
+		     j + 1 < n && v[j + 1].line - v[j].line <= MERGE_GAP;)
 			j++;
 		to = v[j].line + CONTEXT;
 		if (src && src->text && (size_t)to > src->nlines)
 			to = (int)src->nlines > v[j].line ? (int)src->nlines
-							 : v[j].line;
+							  : v[j].line;
 		if (i > 0)
 			fprintf(a->out, "%10s %7s %6s\n", "", "", "...");
 		for (line = from; line <= to; line++) {
@@ -288,8 +288,8 @@ print_file(struct annotate *a, const struct func *f, const char *file)
 	if (!file) {
 		for (i = 0; i < n; i++)
 			s += v[i].samples;
-		fprintf(a->out, "  (no line information: %" PRIu64
-			" samples)\n", s);
+		fprintf(a->out,
+			"  (no line information: %" PRIu64 " samples)\n", s);
 	} else {
 		fprintf(a->out, "  %s\n%10s %7s %6s\n", file, "samples", "%",
 			"line");
@@ -303,7 +303,7 @@ static void
 print_function(struct annotate *a, const struct func *f)
 {
 	const struct func_list *l = &a->r->lines;
-	struct strmap seen = { 0 };
+	struct strmap seen = {0};
 	struct strmap_slot *slot;
 	size_t i;
 
@@ -357,8 +357,9 @@ print_named(struct annotate *a)
 			found++;
 		}
 		if (!found)
-			cli_warn("annotate: no samples in a function named '%s'",
-				 a->o->names[k]);
+			cli_warn(
+				"annotate: no samples in a function named '%s'",
+				a->o->names[k]);
 		shown += found;
 	}
 	return shown ? 0 : -1;
@@ -383,10 +384,9 @@ print_hottest(struct annotate *a)
 }
 
 int
-annotate_print(const struct report *r, const struct annotate_opts *o,
-	       FILE *out)
+annotate_print(const struct report *r, const struct annotate_opts *o, FILE *out)
 {
-	struct annotate a = { .r = r, .o = o, .out = out };
+	struct annotate a = {.r = r, .o = o, .out = out};
 	int ret;
 
 	fprintf(out, "profrun: %s: %" PRIu64 " samples\n", r->run->path,

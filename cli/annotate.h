@@ -11,10 +11,10 @@
 struct annotate_opts {
 	const char **names; /* functions to show; none: the hottest */
 	size_t nnames;
-	int top;	    /* how many of the hottest (default 3) */
+	int top;		  /* how many of the hottest (default 3) */
 	const char **source_dirs; /* where else to look for sources */
 	size_t nsource_dirs;
-	bool color;	    /* highlight hot lines */
+	bool color; /* highlight hot lines */
 };
 
 /* Print the annotated source of R's functions (R built with lines) to

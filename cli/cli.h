@@ -38,8 +38,8 @@ struct report_opts {
 	long pid;	    /* only this process; 0 = all */
 	bool lines;	    /* also the profile by source line */
 	bool inlines;	    /* split functions among their inlined callees */
-	bool lines_by_caller; /* keep lines of different callers apart */
-	bool no_demangle;   /* raw symbol names */
+	bool lines_by_caller;	 /* keep lines of different callers apart */
+	bool no_demangle;	 /* raw symbol names */
 	const char **debug_dirs; /* --debug-dir, in order */
 	size_t ndebug_dirs;
 	bool main_only;	    /* only the main executables, as profil sees */

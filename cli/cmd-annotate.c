@@ -22,10 +22,10 @@ static const char annotate_usage[] =
 	"  --source-dir DIR    look for sources under DIR first (DIR/PATH,\n"
 	"                      then DIR with fewer leading directories of\n"
 	"                      PATH, down to DIR/BASENAME); repeatable\n"
-	"  --color=WHEN        highlight hot lines: auto (default: when stdout\n"
+	"  --color=WHEN        highlight hot lines: auto (default: when "
+	"stdout\n"
 	"                      is a terminal and NO_COLOR is unset), always,\n"
-	"                      never\n"
-	SYMBOL_OPTIONS_HELP
+	"                      never\n" SYMBOL_OPTIONS_HELP
 	"  -h, --help          show this help\n"
 	"\n"
 	"A source file that cannot be read is said once on stderr; its\n"
@@ -41,12 +41,12 @@ enum {
 };
 
 static const struct option annotate_options[] = {
-	{ "top", required_argument, NULL, OPT_TOP },
-	{ "source-dir", required_argument, NULL, OPT_SOURCE_DIR },
-	{ "color", required_argument, NULL, OPT_COLOR },
+	{"top", required_argument, NULL, OPT_TOP},
+	{"source-dir", required_argument, NULL, OPT_SOURCE_DIR},
+	{"color", required_argument, NULL, OPT_COLOR},
 	SYMBOL_OPTIONS,
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
 };
 
 enum color { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
@@ -67,8 +67,10 @@ parse_color(const char *s, enum color *c)
 	else if (strcmp(s, "never") == 0)
 		*c = COLOR_NEVER;
 	else
-		return opt_usage_error("annotate", "--color takes auto, always "
-				       "or never, not", s);
+		return opt_usage_error("annotate",
+				       "--color takes auto, always "
+				       "or never, not",
+				       s);
 	return -1;
 }
 
@@ -134,10 +136,10 @@ annotate_path(const char *path, struct annotate_cmd *cmd, FILE *out)
 int
 cmd_annotate(int argc, char **argv)
 {
-	struct annotate_cmd cmd = { .ropts = { .format = "text",
-						.lines = true,
-						.lines_by_caller = true },
-				    .aopts = { .top = 3 } };
+	struct annotate_cmd cmd = {.ropts = {.format = "text",
+					     .lines = true,
+					     .lines_by_caller = true},
+				   .aopts = {.top = 3}};
 	int c, ret = -1;
 
 	optind = 0;

@@ -14,8 +14,10 @@
 static const char diff_usage[] =
 	"Usage: profrun diff [OPTIONS] BASE NEW\n"
 	"\n"
-	"Compare the flat profiles BASE and NEW, each a profile (run directory\n"
-	"or member file) or a JSON report ('profrun report --format json', e.g.\n"
+	"Compare the flat profiles BASE and NEW, each a profile (run "
+	"directory\n"
+	"or member file) or a JSON report ('profrun report --format json', "
+	"e.g.\n"
 	"a baseline committed to the repository).  Functions match by name\n"
 	"(and module).  For each: its share of the samples in BASE and NEW,\n"
 	"the change in percentage points, and whether the change is\n"
@@ -25,7 +27,8 @@ static const char diff_usage[] =
 	"default confidence (docs/diff.md).\n"
 	"\n"
 	"A function is a regression when its share grew significantly and by\n"
-	"more than --threshold points; a new function with such a share counts\n"
+	"more than --threshold points; a new function with such a share "
+	"counts\n"
 	"too.\n"
 	"\n"
 	"Options:\n"
@@ -42,7 +45,8 @@ static const char diff_usage[] =
 	"  -o, --output FILE   write to FILE instead of stdout\n"
 	"  -h, --help          show this help\n"
 	"\n"
-	"Exit status: 0 no regression (as --fail-on defines it), 1 regression,\n"
+	"Exit status: 0 no regression (as --fail-on defines it), 1 "
+	"regression,\n"
 	"2 error (unreadable or unsupported input, bad command line).\n";
 
 enum {
@@ -58,15 +62,15 @@ enum {
 };
 
 static const struct option diff_options[] = {
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
-	{ "confidence", required_argument, NULL, OPT_CONFIDENCE },
-	{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
-	{ "top", required_argument, NULL, OPT_TOP },
-	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "output", required_argument, NULL, 'o' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+	{"format", required_argument, NULL, OPT_FORMAT},
+	{"threshold", required_argument, NULL, OPT_THRESHOLD},
+	{"confidence", required_argument, NULL, OPT_CONFIDENCE},
+	{"fail-on", required_argument, NULL, OPT_FAIL_ON},
+	{"top", required_argument, NULL, OPT_TOP},
+	{"force", no_argument, NULL, OPT_FORCE},
+	{"output", required_argument, NULL, 'o'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
 };
 
 static int
@@ -101,7 +105,8 @@ parse_fail_on(const char *s, struct diff_opts *o)
 		o->fail_on = FAIL_ON_NONE;
 	else
 		return diff_usage_error("--fail-on takes regression, any or "
-					"none, not", s);
+					"none, not",
+					s);
 	return -1;
 }
 
@@ -118,21 +123,26 @@ diff_option(int c, struct diff_opts *o, const char **output)
 		return -1;
 	case OPT_THRESHOLD:
 		o->threshold = parse_real(optarg, 0, 100);
-		return o->threshold < 0 ? diff_usage_error(
-			       "--threshold needs points in [0, 100], not", optarg)
-					: -1;
+		return o->threshold < 0
+			       ? diff_usage_error("--threshold needs points in "
+						  "[0, 100], not",
+						  optarg)
+			       : -1;
 	case OPT_CONFIDENCE:
 		o->confidence = parse_real(optarg, 50, 99.9999999);
-		return o->confidence < 0 ? diff_usage_error(
-			       "--confidence needs a percentage in [50, 100), not",
-			       optarg)
-					 : -1;
+		return o->confidence < 0
+			       ? diff_usage_error(
+					 "--confidence needs a percentage in "
+					 "[50, 100), not",
+					 optarg)
+			       : -1;
 	case OPT_FAIL_ON:
 		return parse_fail_on(optarg, o);
 	case OPT_TOP:
 		o->top = (int)parse_real(optarg, 0, INT_MAX);
 		return o->top < 0 || strchr(optarg, '.')
-			       ? diff_usage_error("--top needs a count, not", optarg)
+			       ? diff_usage_error("--top needs a count, not",
+						  optarg)
 			       : -1;
 	case OPT_FORCE:
 		o->force = true;
@@ -152,7 +162,7 @@ static int
 diff_run(const char *base, const char *new, const struct diff_opts *opts,
 	 const char *output)
 {
-	struct diff d = { .opts = opts };
+	struct diff d = {.opts = opts};
 	FILE *out = stdout;
 	int ret = DIFF_ERROR;
 
@@ -180,14 +190,17 @@ done:
 int
 cmd_diff(int argc, char **argv)
 {
-	struct diff_opts o = { .format = "text", .threshold = 1.0,
-			       .confidence = 99.0, .top = 20 };
+	struct diff_opts o = {.format = "text",
+			      .threshold = 1.0,
+			      .confidence = 99.0,
+			      .top = 20};
 	const char *output = NULL;
 	int c, ret;
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":ho:", diff_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":ho:", diff_options, NULL)) !=
+	       -1) {
 		ret = diff_option(c, &o, &output);
 		if (ret == -2)
 			return diff_usage_error(c == ':' ? "missing value for"
@@ -197,7 +210,8 @@ cmd_diff(int argc, char **argv)
 			return ret;
 	}
 	if (argc - optind != 2) {
-		cli_error("diff: expected BASE and NEW (see profrun diff --help)");
+		cli_error("diff: expected BASE and NEW (see profrun diff "
+			  "--help)");
 		return DIFF_ERROR;
 	}
 	return diff_run(argv[optind], argv[optind + 1], &o, output);

@@ -30,10 +30,10 @@ static const char merge_usage[] =
 enum { MERGE_FAIL = 2, OPT_FORCE = 256 };
 
 static const struct option merge_options[] = {
-	{ "output", required_argument, NULL, 'o' },
-	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+	{"output", required_argument, NULL, 'o'},
+	{"force", no_argument, NULL, OPT_FORCE},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
 };
 
 static int
@@ -52,7 +52,8 @@ cmd_merge(int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":ho:", merge_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":ho:", merge_options, NULL)) !=
+	       -1) {
 		if (c == 'o') {
 			out = optarg;
 		} else if (c == OPT_FORCE) {

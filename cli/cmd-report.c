@@ -26,13 +26,15 @@ static const char report_usage[] =
 	"                        json      schema profrun-report/1\n"
 	"                        csv       one row per function (RFC 4180)\n"
 	"                        markdown  a GitHub-flavoured table\n"
-	"                        gmon      gmon.out for 'gprof -p BINARY FILE'\n"
+	"                        gmon      gmon.out for 'gprof -p BINARY "
+	"FILE'\n"
 	"                        pprof     gzipped profile.proto for pprof\n"
 	"  -o, --output FILE   write to FILE instead of stdout\n"
 	"  --top N             show only the N hottest functions (and lines)\n"
 	"  --lines             also the profile by source line (file:line),\n"
 	"                      each line with the innermost function it\n"
-	"                      belongs to (an inlined helper's, not its caller's)\n"
+	"                      belongs to (an inlined helper's, not its "
+	"caller's)\n"
 	"  --inline            split each function's samples among the\n"
 	"                      functions inlined into it, shown as\n"
 	"                      \"helper [inlined into caller]\"\n"
@@ -41,9 +43,8 @@ static const char report_usage[] =
 	"                      file name: libc.so.6, [vdso], [unknown])\n"
 	"  --main-only         only the main executables, as before shared\n"
 	"                      libraries were attributed: the samples outside\n"
-	"                      them stay counted in the header\n"
-	SYMBOL_OPTIONS_HELP
-	"  -h, --help          show this help\n"
+	"                      them stay counted in the "
+	"header\n" SYMBOL_OPTIONS_HELP "  -h, --help          show this help\n"
 	"\n"
 	"Debug information is found in the binary, through .gnu_debuglink and\n"
 	"the build-id tree (/usr/lib/debug and each --debug-dir), and, when\n"
@@ -71,17 +72,17 @@ enum {
 static const char *report_output;
 
 static const struct option report_options[] = {
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "output", required_argument, NULL, 'o' },
-	{ "top", required_argument, NULL, OPT_TOP },
-	{ "by-process", no_argument, NULL, OPT_BY_PROCESS },
-	{ "lines", no_argument, NULL, OPT_LINES },
-	{ "inline", no_argument, NULL, OPT_INLINE },
-	{ "module", required_argument, NULL, OPT_MODULE },
-	{ "main-only", no_argument, NULL, OPT_MAIN_ONLY },
+	{"format", required_argument, NULL, OPT_FORMAT},
+	{"output", required_argument, NULL, 'o'},
+	{"top", required_argument, NULL, OPT_TOP},
+	{"by-process", no_argument, NULL, OPT_BY_PROCESS},
+	{"lines", no_argument, NULL, OPT_LINES},
+	{"inline", no_argument, NULL, OPT_INLINE},
+	{"module", required_argument, NULL, OPT_MODULE},
+	{"main-only", no_argument, NULL, OPT_MAIN_ONLY},
 	SYMBOL_OPTIONS,
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
 };
 
 /* Returns -1 to go on, or the exit status. */
@@ -93,7 +94,8 @@ parse_option(int c, struct report_opts *opts)
 	switch (c) {
 	case OPT_FORMAT:
 		if (!report_format_find(optarg))
-			return opt_usage_error("report", "unknown format", optarg);
+			return opt_usage_error("report", "unknown format",
+					       optarg);
 		opts->format = optarg;
 		return -1;
 	case OPT_TOP:
@@ -136,7 +138,7 @@ static int report_to_file(char *const *paths, size_t n,
 int
 cmd_report(int argc, char **argv)
 {
-	struct report_opts opts = { .format = "text" };
+	struct report_opts opts = {.format = "text"};
 	int c, ret = -1;
 
 	optind = 0; /* full reset: main may have used getopt already */
@@ -149,7 +151,8 @@ cmd_report(int argc, char **argv)
 			ret = parse_option(c, &opts);
 	}
 	if (ret < 0 && optind == argc) {
-		cli_error("report: missing PROFILE (see profrun report --help)");
+		cli_error(
+			"report: missing PROFILE (see profrun report --help)");
 		ret = EXIT_USAGE;
 	}
 	if (ret < 0)
@@ -186,7 +189,7 @@ report_to_file(char *const *paths, size_t n, const struct report_opts *opts)
 int
 report_path(const char *path, const struct report_opts *opts, FILE *out)
 {
-	char *paths[1] = { (char *)path };
+	char *paths[1] = {(char *)path};
 
 	return report_paths(paths, 1, opts, out);
 }

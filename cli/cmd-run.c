@@ -39,15 +39,19 @@ static const char run_usage[] =
 	"       profrun diff [OPTIONS] BASE NEW\n"
 	"\n"
 	"Runs PROGRAM (dynamically linked, not rebuilt) with the profrun shim\n"
-	"preloaded, then prints its flat profile on stderr.  PROGRAM's stdout,\n"
+	"preloaded, then prints its flat profile on stderr.  PROGRAM's "
+	"stdout,\n"
 	"stdin and exit status are its own.\n"
 	"\n"
 	"Options:\n"
-	"  -o, --output PATH   write the run's profile to PATH, a directory with one\n"
-	"                      file per process (default: ./PROGRAM.prof); an earlier\n"
+	"  -o, --output PATH   write the run's profile to PATH, a directory "
+	"with one\n"
+	"                      file per process (default: ./PROGRAM.prof); an "
+	"earlier\n"
 	"                      profile at PATH is replaced\n"
 	"  -q, --quiet         record only; print no report\n"
-	"  -F, --freq HZ       sampling rate in Hz (default 100; the kernel's tick,\n"
+	"  -F, --freq HZ       sampling rate in Hz (default 100; the kernel's "
+	"tick,\n"
 	"                      often 250 Hz, caps what is achieved)\n"
 	"      --top N         print at most N functions\n"
 	"      --format FMT    report format: text (default) or json\n"
@@ -55,9 +59,11 @@ static const char run_usage[] =
 	"  -V, --version       show the version\n"
 	"\n"
 	"Subcommands:\n"
-	"  report              print the profile of an earlier run (profrun report --help)\n"
+	"  report              print the profile of an earlier run (profrun "
+	"report --help)\n"
 	"  merge               add profiles up exactly (profrun merge --help)\n"
-	"  diff                compare two profiles; exit 1 on a regression (profrun diff --help)\n"
+	"  diff                compare two profiles; exit 1 on a regression "
+	"(profrun diff --help)\n"
 	"\n"
 	"Exit status:\n"
 	"  PROGRAM's own exit status, or 128+N if it was killed by signal N;\n"
@@ -93,8 +99,8 @@ check_inherited_freq(const struct run_opts *o)
 
 	if (o->freq || !env || parse_long(env, 1, FREQ_MAX, &v) == 0)
 		return EXIT_OK;
-	cli_error("PROFRUN_FREQ: '%s' is not a rate between 1 and %ld Hz",
-		  env, FREQ_MAX);
+	cli_error("PROFRUN_FREQ: '%s' is not a rate between 1 and %ld Hz", env,
+		  FREQ_MAX);
 	return EXIT_USAGE;
 }
 
@@ -102,19 +108,20 @@ static int
 parse_run_opts(int argc, char **argv, struct run_opts *o)
 {
 	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "freq", required_argument, NULL, 'F' },
-		{ "top", required_argument, NULL, 't' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
+		{"output", required_argument, NULL, 'o'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"freq", required_argument, NULL, 'F'},
+		{"top", required_argument, NULL, 't'},
+		{"format", required_argument, NULL, 'f'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
 	};
 	long top;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+o:qF:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:qF:hV", longopts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
@@ -124,21 +131,27 @@ parse_run_opts(int argc, char **argv, struct run_opts *o)
 			break;
 		case 'F':
 			if (parse_long(optarg, 1, FREQ_MAX, &o->freq) != 0) {
-				cli_error("--freq: '%s' is not a rate between 1 and %ld Hz",
+				cli_error("--freq: '%s' is not a rate between "
+					  "1 and %ld Hz",
 					  optarg, FREQ_MAX);
 				return EXIT_USAGE;
 			}
 			break;
 		case 't':
 			if (parse_long(optarg, 1, INT_MAX, &top) != 0) {
-				cli_error("--top: '%s' is not a positive number", optarg);
+				cli_error(
+					"--top: '%s' is not a positive number",
+					optarg);
 				return EXIT_USAGE;
 			}
 			o->report.top = (int)top;
 			break;
 		case 'f':
-			if (strcmp(optarg, "text") != 0 && strcmp(optarg, "json") != 0) {
-				cli_error("--format: unknown format '%s' (text, json)", optarg);
+			if (strcmp(optarg, "text") != 0 &&
+			    strcmp(optarg, "json") != 0) {
+				cli_error("--format: unknown format '%s' "
+					  "(text, json)",
+					  optarg);
 				return EXIT_USAGE;
 			}
 			o->report.format = optarg;
@@ -189,12 +202,14 @@ find_shim(char *out, size_t outsz)
 		dirname(dir);
 		snprintf(out, outsz, "%s/cli/profrun", PROFRUN_BUILD_ROOT);
 		if (strcmp(self, out) == 0) {
-			snprintf(out, outsz, "%s/preload/libprofrun.so", PROFRUN_BUILD_ROOT);
+			snprintf(out, outsz, "%s/preload/libprofrun.so",
+				 PROFRUN_BUILD_ROOT);
 			if (readable(out))
 				return 0;
 		}
 		if (PROFRUN_SHIM_RELPATH[0] &&
-		    (size_t)snprintf(out, outsz, "%s/%s", dir, PROFRUN_SHIM_RELPATH) < outsz &&
+		    (size_t)snprintf(out, outsz, "%s/%s", dir,
+				     PROFRUN_SHIM_RELPATH) < outsz &&
 		    readable(out))
 			return 0;
 	}
@@ -230,14 +245,16 @@ clear_run_dir(const char *path)
 			continue;
 		if (!is_member_name(e->d_name) ||
 		    (e->d_type != DT_REG && e->d_type != DT_UNKNOWN)) {
-			cli_error("%s: exists and is not a profrun profile (holds '%s'); "
+			cli_error("%s: exists and is not a profrun profile "
+				  "(holds '%s'); "
 				  "choose another path with -o",
 				  path, e->d_name);
 			ret = -1;
 			break;
 		}
 		if (unlinkat(dirfd(d), e->d_name, 0) != 0) {
-			cli_error("%s/%s: cannot remove: %s", path, e->d_name, strerror(errno));
+			cli_error("%s/%s: cannot remove: %s", path, e->d_name,
+				  strerror(errno));
 			ret = -1;
 			break;
 		}
@@ -255,9 +272,10 @@ same_directory(const char *output, const char *abs)
 	struct stat a, b;
 
 	if (lstat(output, &a) != 0 || lstat(abs, &b) != 0 ||
-	    !S_ISDIR(a.st_mode) || !S_ISDIR(b.st_mode) || a.st_dev != b.st_dev ||
-	    a.st_ino != b.st_ino) {
-		cli_error("%s: changed while being prepared; refusing to write there",
+	    !S_ISDIR(a.st_mode) || !S_ISDIR(b.st_mode) ||
+	    a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+		cli_error("%s: changed while being prepared; refusing to write "
+			  "there",
 			  output);
 		return -1;
 	}
@@ -272,11 +290,14 @@ prepare_output(const char *output, char *abs, size_t abssz)
 
 	if (lstat(output, &st) == 0) {
 		if (S_ISLNK(st.st_mode)) {
-			cli_error("%s: is a symbolic link; refusing to write through it", output);
+			cli_error("%s: is a symbolic link; refusing to write "
+				  "through it",
+				  output);
 			return -1;
 		}
 		if (!S_ISDIR(st.st_mode)) {
-			cli_error("%s: exists and is not a profrun profile; choose another path with -o",
+			cli_error("%s: exists and is not a profrun profile; "
+				  "choose another path with -o",
 				  output);
 			return -1;
 		}
@@ -314,7 +335,8 @@ setup_child_environ(const char *shim, const char *outdir, long freq)
 	int ret;
 
 	if (strpbrk(shim, ": ")) {
-		cli_error("%s: the shim's path contains ':' or ' ', which LD_PRELOAD cannot carry",
+		cli_error("%s: the shim's path contains ':' or ' ', which "
+			  "LD_PRELOAD cannot carry",
 			  shim);
 		return -1;
 	}
@@ -337,7 +359,7 @@ setup_child_environ(const char *shim, const char *outdir, long freq)
 static int
 wait_status(pid_t pid)
 {
-	struct sigaction ign = { .sa_handler = SIG_IGN }, oint, oquit;
+	struct sigaction ign = {.sa_handler = SIG_IGN}, oint, oquit;
 	int status;
 	pid_t r;
 
@@ -404,7 +426,8 @@ run_unprofiled(const char *prog, char **argv)
 	int status;
 
 	cli_error("%s: set-user-ID or set-group-ID program: it runs, but is "
-		  "not profiled", argv[0]);
+		  "not profiled",
+		  argv[0]);
 	spawn(prog, argv, &status);
 	return status;
 }
@@ -412,8 +435,9 @@ run_unprofiled(const char *prog, char **argv)
 int
 cmd_run(int argc, char **argv)
 {
-	struct run_opts o = { .report = { .format = "text" } };
-	char prog[PATH_MAX], shim[PATH_MAX], outdir[PATH_MAX], defout[NAME_MAX + 1];
+	struct run_opts o = {.report = {.format = "text"}};
+	char prog[PATH_MAX], shim[PATH_MAX], outdir[PATH_MAX],
+		defout[NAME_MAX + 1];
 	int ret, status;
 
 	ret = parse_run_opts(argc, argv, &o);
@@ -428,7 +452,8 @@ cmd_run(int argc, char **argv)
 	if (program_is_setid(prog))
 		return run_unprofiled(prog, argv);
 	if (find_shim(shim, sizeof(shim)) != 0) {
-		cli_error("%s: shim not found (set PROFRUN_SHIM, or reinstall)", shim);
+		cli_error("%s: shim not found (set PROFRUN_SHIM, or reinstall)",
+			  shim);
 		return EXIT_FAIL;
 	}
 	if (!o.output) {
@@ -442,7 +467,8 @@ cmd_run(int argc, char **argv)
 		return status;
 	if (!o.quiet) {
 		report_path(o.output, &o.report, stderr);
-		fprintf(stderr, "profrun: profile written to %s (profrun report %s)\n",
+		fprintf(stderr,
+			"profrun: profile written to %s (profrun report %s)\n",
 			o.output, o.output);
 	} else if (o.output == defout) {
 		fprintf(stderr, "profrun: profile written to %s\n", o.output);

@@ -71,8 +71,8 @@ same_build(int fd, const char *path, const unsigned char *want, int wlen)
 		have = len > 0 ? hex(bits, (int)len) : strdup("none");
 		need = hex(want, wlen);
 		cli_warn("%s: debug file of another build (build-id %s, the "
-			 "binary's is %s); ignored", path,
-			 have ? have : "?", need ? need : "?");
+			 "binary's is %s); ignored",
+			 path, have ? have : "?", need ? need : "?");
 		free(have);
 		free(need);
 	}
@@ -149,8 +149,7 @@ find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 		return fd;
 	return dwfl_standard_find_debuginfo(mod, userdata, modname, base,
 					    file_name, debuglink_file,
-					    debuglink_crc,
-					    debuginfo_file_name);
+					    debuglink_crc, debuginfo_file_name);
 }
 
 const Dwfl_Callbacks debuginfo_callbacks = {

@@ -69,7 +69,7 @@ side_error(const struct diff_side *s, const char *what)
 static int
 load_profile(struct diff_side *s, const struct diff_opts *opts)
 {
-	struct report_opts ro = { .format = "text", .force = opts->force };
+	struct report_opts ro = {.format = "text", .force = opts->force};
 	struct run run;
 	struct report r;
 	size_t i;
@@ -117,13 +117,16 @@ check_schema(const struct diff_side *s, json_object *root)
 	if (!json_object_is_type(root, json_type_object) ||
 	    !json_object_object_get_ex(root, "schema", &v) ||
 	    !json_object_is_type(v, json_type_string))
-		return side_error(s, "not a profrun JSON report (no \"schema\")");
+		return side_error(s,
+				  "not a profrun JSON report (no \"schema\")");
 	schema = json_object_get_string(v);
 	if (strcmp(schema, REPORT_SCHEMA) == 0)
 		return 0;
-	snprintf(buf, sizeof(buf), "schema \"%.100s\" is not supported (this "
+	snprintf(buf, sizeof(buf),
+		 "schema \"%.100s\" is not supported (this "
 		 "profrun reads " REPORT_SCHEMA "; regenerate the baseline "
-		 "with 'profrun report --format json')", schema);
+		 "with 'profrun report --format json')",
+		 schema);
 	return side_error(s, buf);
 }
 
@@ -143,10 +146,11 @@ json_function(struct diff_side *s, json_object *f, uint64_t *sum)
 	if ((uint64_t)n > s->total - *sum) /* *sum <= total: no overflow */
 		return side_error(s, "samples do not add up to samples.total");
 	*sum += (uint64_t)n;
-	if (diff_side_add(s, json_object_get_string(name),
-			  module ? module_display(json_object_get_string(module))
-				 : NULL,
-			  (uint64_t)n))
+	if (diff_side_add(
+		    s, json_object_get_string(name),
+		    module ? module_display(json_object_get_string(module))
+			   : NULL,
+		    (uint64_t)n))
 		return side_error(s, "out of memory");
 	return 0;
 }
@@ -171,9 +175,12 @@ json_rest(struct diff_side *s, json_object *root, json_object *samples,
 		return side_error(s, "samples do not add up to samples.total");
 	if (left > 0)
 		cli_warn("diff: %s lists only the top functions; the others "
-			 "are compared as one", s->path);
-	if ((left > 0 && diff_side_add(s, DIFF_OMITTED, NULL, (uint64_t)left)) ||
-	    (outside > 0 && diff_side_add(s, DIFF_OUTSIDE, NULL, (uint64_t)outside)))
+			 "are compared as one",
+			 s->path);
+	if ((left > 0 &&
+	     diff_side_add(s, DIFF_OMITTED, NULL, (uint64_t)left)) ||
+	    (outside > 0 &&
+	     diff_side_add(s, DIFF_OUTSIDE, NULL, (uint64_t)outside)))
 		return side_error(s, "out of memory");
 	return 0;
 }
@@ -192,11 +199,13 @@ load_json_object(struct diff_side *s, json_object *root)
 	    (total = json_count(samples, "total")) < 0 ||
 	    !json_object_object_get_ex(root, "functions", &funcs) ||
 	    !json_object_is_type(funcs, json_type_array))
-		return side_error(s, "a report without samples.total or functions");
+		return side_error(
+			s, "a report without samples.total or functions");
 	s->total = (uint64_t)total;
 	n = json_object_array_length(funcs);
 	for (i = 0; i < n; i++)
-		if (json_function(s, json_object_array_get_idx(funcs, i), &listed))
+		if (json_function(s, json_object_array_get_idx(funcs, i),
+				  &listed))
 			return -1;
 	return json_rest(s, root, samples, listed);
 }
@@ -212,8 +221,9 @@ load_json(struct diff_side *s)
 	root = json_object_from_file(s->path);
 	if (!root) {
 		snprintf(buf, sizeof(buf), "not valid JSON (%s)",
-			 json_util_get_last_err() ? json_util_get_last_err()
-						  : json_tokener_error_desc(jerr));
+			 json_util_get_last_err()
+				 ? json_util_get_last_err()
+				 : json_tokener_error_desc(jerr));
 		buf[strcspn(buf, "\n")] = '\0';
 		return side_error(s, buf);
 	}
@@ -238,7 +248,8 @@ diff_side_parse_json(struct diff_side *s, const char *path, const char *text,
 	if (tok) {
 		root = json_tokener_parse_ex(tok, text, (int)len);
 		if (json_tokener_get_error(tok) != json_tokener_success) {
-			why = json_tokener_error_desc(json_tokener_get_error(tok));
+			why = json_tokener_error_desc(
+				json_tokener_get_error(tok));
 			json_object_put(root);
 			root = NULL;
 		}

@@ -44,7 +44,8 @@ verdict(const struct diff *d, FILE *out, bool md)
 	size_t i, shown = 0;
 
 	if (d->regressions == 0) {
-		fprintf(out, "%sno regression%s", md ? "**" : "", md ? "**" : "");
+		fprintf(out, "%sno regression%s", md ? "**" : "",
+			md ? "**" : "");
 	} else {
 		fprintf(out, "%s%zu regression%s%s:", md ? "**" : "",
 			d->regressions, d->regressions == 1 ? "" : "s",
@@ -52,7 +53,8 @@ verdict(const struct diff *d, FILE *out, bool md)
 		for (i = 0; i < d->nrows; i++) {
 			const struct diff_row *r = &d->rows[i];
 
-			if (r->status != DIFF_REGRESSION && r->status != DIFF_NEW)
+			if (r->status != DIFF_REGRESSION &&
+			    r->status != DIFF_NEW)
 				continue;
 			fprintf(out, "%s %s%s%s (%+.1f points%s)",
 				shown++ ? "," : "", md ? "`" : "", r->name,
@@ -88,15 +90,18 @@ diff_text(const struct diff *d, FILE *out)
 {
 	size_t i, n = shown_rows(d);
 
-	fprintf(out, "profrun diff: BASE %s (%" PRIu64 " samples), NEW %s (%"
-		PRIu64 " samples)\n", d->base.path, d->base.total, d->new.path,
-		d->new.total);
-	fprintf(out, "method: %s at %g%% family-wise confidence over %zu "
+	fprintf(out,
+		"profrun diff: BASE %s (%" PRIu64 " samples), NEW %s (%" PRIu64
+		" samples)\n",
+		d->base.path, d->base.total, d->new.path, d->new.total);
+	fprintf(out,
+		"method: %s at %g%% family-wise confidence over %zu "
 		"functions; flagged when a share changes by more than %g "
-		"points\n\n", method_text(), d->opts->confidence, d->nrows,
+		"points\n\n",
+		method_text(), d->opts->confidence, d->nrows,
 		d->opts->threshold);
-	fprintf(out, "%7s %7s %8s %8s  %-11s %s\n", "base %", "new %",
-		"change", "p-value", "status", "function");
+	fprintf(out, "%7s %7s %8s %8s  %-11s %s\n", "base %", "new %", "change",
+		"p-value", "status", "function");
 	for (i = 0; i < n; i++)
 		text_row(out, &d->rows[i]);
 	if (n < d->nrows)
@@ -136,17 +141,20 @@ diff_markdown(const struct diff *d, FILE *out)
 	verdict(d, out, true);
 	fputs("\n| function | module | base % | new % | change (points) | "
 	      "p-value | status |\n"
-	      "|:--|:--|--:|--:|--:|--:|:--|\n", out);
+	      "|:--|:--|--:|--:|--:|--:|:--|\n",
+	      out);
 	for (i = 0; i < n; i++)
 		md_row(out, &d->rows[i]);
 	if (n < d->nrows)
-		fprintf(out, "| *%zu more functions, none flagged* | | | | | | |\n",
+		fprintf(out,
+			"| *%zu more functions, none flagged* | | | | | | |\n",
 			d->nrows - n);
 	fputs("\nBASE `", out);
 	markdown_cell(out, d->base.path);
 	fprintf(out, "`: %" PRIu64 " samples; NEW `", d->base.total);
 	markdown_cell(out, d->new.path);
-	fprintf(out, "`: %" PRIu64 " samples.  %s at %g%% family-wise "
+	fprintf(out,
+		"`: %" PRIu64 " samples.  %s at %g%% family-wise "
 		"confidence over %zu functions; flagged beyond %g points.\n",
 		d->new.total, method_text(), d->opts->confidence, d->nrows,
 		d->opts->threshold);
@@ -182,19 +190,22 @@ json_row(const struct diff_row *r)
 	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "name", json_object_new_string(r->name));
-	json_object_object_add(o, "module", r->module
-				       ? json_object_new_string(r->module)
-				       : NULL);
-	json_object_object_add(o, "base_samples", json_object_new_uint64(r->base));
-	json_object_object_add(o, "new_samples", json_object_new_uint64(r->new));
+	json_object_object_add(o, "module",
+			       r->module ? json_object_new_string(r->module)
+					 : NULL);
+	json_object_object_add(o, "base_samples",
+			       json_object_new_uint64(r->base));
+	json_object_object_add(o, "new_samples",
+			       json_object_new_uint64(r->new));
 	json_object_object_add(o, "base_percent", json_num(r->base_pct, 2));
 	json_object_object_add(o, "new_percent", json_num(r->new_pct, 2));
 	json_object_object_add(o, "change_points", json_num(r->delta, 2));
 	json_object_object_add(o, "p_value", json_pvalue(r->p_value));
 	json_object_object_add(o, "significant",
 			       json_object_new_boolean(r->significant));
-	json_object_object_add(o, "status",
-			       json_object_new_string(diff_status_name(r->status)));
+	json_object_object_add(
+		o, "status",
+		json_object_new_string(diff_status_name(r->status)));
 	return o;
 }
 
@@ -204,8 +215,9 @@ json_side(const struct diff_side *s)
 	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "path", json_object_new_string(s->path));
-	json_object_object_add(o, "kind", json_object_new_string(
-				       s->from_json ? "json" : "profile"));
+	json_object_object_add(
+		o, "kind",
+		json_object_new_string(s->from_json ? "json" : "profile"));
 	json_object_object_add(o, "samples", json_object_new_uint64(s->total));
 	return o;
 }
@@ -218,19 +230,25 @@ json_diff(const struct diff *d)
 	json_object *rows = json_object_new_array();
 	size_t i;
 
-	json_object_object_add(o, "schema", json_object_new_string("profrun-diff/1"));
+	json_object_object_add(o, "schema",
+			       json_object_new_string("profrun-diff/1"));
 	json_object_object_add(o, "base", json_side(&d->base));
 	json_object_object_add(o, "new", json_side(&d->new));
-	json_object_object_add(m, "test", json_object_new_string(method_text()));
-	json_object_object_add(m, "confidence", json_num(d->opts->confidence, 2));
-	json_object_object_add(m, "threshold_points", json_num(d->opts->threshold, 2));
+	json_object_object_add(m, "test",
+			       json_object_new_string(method_text()));
+	json_object_object_add(m, "confidence",
+			       json_num(d->opts->confidence, 2));
+	json_object_object_add(m, "threshold_points",
+			       json_num(d->opts->threshold, 2));
 	json_object_object_add(m, "functions_compared",
 			       json_object_new_uint64(d->nrows));
 	json_object_object_add(o, "method", m);
-	json_object_object_add(o, "regressions", json_object_new_uint64(d->regressions));
+	json_object_object_add(o, "regressions",
+			       json_object_new_uint64(d->regressions));
 	json_object_object_add(o, "improvements",
 			       json_object_new_uint64(d->improvements));
-	json_object_object_add(o, "fails", json_object_new_boolean(diff_fails(d)));
+	json_object_object_add(o, "fails",
+			       json_object_new_boolean(diff_fails(d)));
 	for (i = 0; i < d->nrows; i++)
 		json_object_array_add(rows, json_row(&d->rows[i]));
 	json_object_object_add(o, "functions", rows);
@@ -242,10 +260,10 @@ diff_json(const struct diff *d, FILE *out)
 {
 	json_object *o = json_diff(d);
 
-	fprintf(out, "%s\n", json_object_to_json_string_ext(
-				     o, JSON_C_TO_STRING_PRETTY |
-						JSON_C_TO_STRING_SPACED |
-						JSON_C_TO_STRING_NOSLASHESCAPE));
+	fprintf(out, "%s\n",
+		json_object_to_json_string_ext(
+			o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+				   JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
 	fflush(out);
 	return ferror(out) ? -1 : 0;

@@ -47,8 +47,8 @@ add_row(struct diff *d, const struct diff_fn *b, const struct diff_fn *n)
 	r->base_pct = d->base.total ? 100.0 * r->base / d->base.total : 0;
 	r->new_pct = d->new.total ? 100.0 * r->new / d->new.total : 0;
 	r->delta = r->new_pct - r->base_pct;
-	r->p_value = two_proportion_p(r->base, d->base.total, r->new,
-				      d->new.total);
+	r->p_value =
+		two_proportion_p(r->base, d->base.total, r->new, d->new.total);
 }
 
 /* Walk both sides sorted by (name, module); an unknown module sorts
@@ -69,7 +69,9 @@ match(struct diff *d)
 			add_row(d, &b->fns[i++], &n->fns[j++]);
 			continue;
 		}
-		c = i == b->n ? 1 : j == n->n ? -1 : cmp_fn(&b->fns[i], &n->fns[j]);
+		c = i == b->n	? 1
+		    : j == n->n ? -1
+				: cmp_fn(&b->fns[i], &n->fns[j]);
 		if (c <= 0)
 			add_row(d, &b->fns[i++], NULL);
 		else

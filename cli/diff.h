@@ -52,8 +52,8 @@ struct diff_opts {
 	double threshold;   /* percentage points */
 	double confidence;  /* family-wise, percent */
 	enum diff_fail_on fail_on;
-	int top;	    /* rows shown in text and markdown; 0 = all */
-	bool force;	    /* symbolize profiles of rebuilt binaries */
+	int top;    /* rows shown in text and markdown; 0 = all */
+	bool force; /* symbolize profiles of rebuilt binaries */
 };
 
 struct diff {

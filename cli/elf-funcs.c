@@ -54,7 +54,8 @@ read_syms(struct elf_funcs *f, Elf *elf, uint64_t lo, uint64_t hi)
 	for (i = 1; i < n; i++) {
 		if (!gelf_getsym(data, (int)i, &s) ||
 		    GELF_ST_TYPE(s.st_info) != STT_FUNC ||
-		    s.st_shndx == SHN_UNDEF || s.st_value < lo || s.st_value >= hi)
+		    s.st_shndx == SHN_UNDEF || s.st_value < lo ||
+		    s.st_value >= hi)
 			continue;
 		name = elf_strptr(elf, shdr.sh_link, s.st_name);
 		if (!name || !name[0])

@@ -26,7 +26,7 @@
 static void
 gmon_header(FILE *out)
 {
-	static const char hdr[20] = { 'g', 'm', 'o', 'n', 1, 0, 0, 0 };
+	static const char hdr[20] = {'g', 'm', 'o', 'n', 1, 0, 0, 0};
 
 	fwrite(hdr, 1, sizeof(hdr), out);
 }
@@ -71,8 +71,8 @@ warn_left_out(const struct image_set *set, const struct image *im)
 			continue;
 		cli_warn("gmon: a gmon.out holds one executable: %s written, "
 			 "%" PRIu64 " samples of %s left out (select it with "
-			 "--pid)", im->ref->exe, set->v[i].main,
-			 set->v[i].ref->exe);
+			 "--pid)",
+			 im->ref->exe, set->v[i].main, set->v[i].ref->exe);
 	}
 }
 
@@ -90,13 +90,15 @@ gmon_image(const struct report *r, const struct image *im, FILE *out)
 	low = im->samples[0].addr;
 	nbins = (im->samples[im->n - 1].addr - low) / bs + 1;
 	if (nbins > INT32_MAX) {
-		cli_error("gmon: %s: text too large for a gmon.out", im->ref->exe);
+		cli_error("gmon: %s: text too large for a gmon.out",
+			  im->ref->exe);
 		return -1;
 	}
 	for (i = 0; i < im->n; i++)
 		max = im->samples[i].count > max ? im->samples[i].count : max;
 	for (layer = 0; layer * GMON_BIN_MAX < max; layer++)
-		gmon_record(out, im, low, (uint32_t)nbins, rate ? rate : 1, layer);
+		gmon_record(out, im, low, (uint32_t)nbins, rate ? rate : 1,
+			    layer);
 	return 0;
 }
 
@@ -113,7 +115,8 @@ export_gmon(const struct report *r, FILE *out)
 		cli_warn("gmon: gprof's histogram holds one range, so gmon.out "
 			 "has the main executable only: %" PRIu64 " samples in "
 			 "shared libraries, the vdso or unknown code are left "
-			 "out (see --format pprof)", r->outside);
+			 "out (see --format pprof)",
+			 r->outside);
 	gmon_header(out);
 	ret = gmon_image(r, image_set_hottest(&set), out);
 	image_set_fini(&set);

@@ -31,19 +31,38 @@
 
 /* profile.proto field numbers */
 enum {
-	PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_MAPPING = 3,
-	PROFILE_LOCATION = 4, PROFILE_FUNCTION = 5, PROFILE_STRINGS = 6,
-	PROFILE_PERIOD_TYPE = 11, PROFILE_PERIOD = 12,
-	VALUETYPE_TYPE = 1, VALUETYPE_UNIT = 2,
-	SAMPLE_LOCATION = 1, SAMPLE_VALUE = 2,
-	MAPPING_ID = 1, MAPPING_START = 2, MAPPING_LIMIT = 3, MAPPING_OFFSET = 4,
-	MAPPING_FILENAME = 5, MAPPING_BUILD_ID = 6, MAPPING_HAS_FUNCTIONS = 7,
-	MAPPING_HAS_FILENAMES = 8, MAPPING_HAS_LINES = 9,
-	LOCATION_ID = 1, LOCATION_MAPPING = 2, LOCATION_ADDRESS = 3,
+	PROFILE_SAMPLE_TYPE = 1,
+	PROFILE_SAMPLE = 2,
+	PROFILE_MAPPING = 3,
+	PROFILE_LOCATION = 4,
+	PROFILE_FUNCTION = 5,
+	PROFILE_STRINGS = 6,
+	PROFILE_PERIOD_TYPE = 11,
+	PROFILE_PERIOD = 12,
+	VALUETYPE_TYPE = 1,
+	VALUETYPE_UNIT = 2,
+	SAMPLE_LOCATION = 1,
+	SAMPLE_VALUE = 2,
+	MAPPING_ID = 1,
+	MAPPING_START = 2,
+	MAPPING_LIMIT = 3,
+	MAPPING_OFFSET = 4,
+	MAPPING_FILENAME = 5,
+	MAPPING_BUILD_ID = 6,
+	MAPPING_HAS_FUNCTIONS = 7,
+	MAPPING_HAS_FILENAMES = 8,
+	MAPPING_HAS_LINES = 9,
+	LOCATION_ID = 1,
+	LOCATION_MAPPING = 2,
+	LOCATION_ADDRESS = 3,
 	LOCATION_LINE = 4,
-	LINE_FUNCTION = 1, LINE_LINE = 2,
-	FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3,
-	FUNCTION_FILENAME = 4, FUNCTION_START_LINE = 5,
+	LINE_FUNCTION = 1,
+	LINE_LINE = 2,
+	FUNCTION_ID = 1,
+	FUNCTION_NAME = 2,
+	FUNCTION_SYSTEM_NAME = 3,
+	FUNCTION_FILENAME = 4,
+	FUNCTION_START_LINE = 5,
 };
 
 struct pprof {
@@ -90,7 +109,7 @@ static void
 value_type(struct pprof *pp, struct pbuf *b, int num, const char *type,
 	   const char *unit)
 {
-	struct pbuf v = { 0 };
+	struct pbuf v = {0};
 
 	pb_uint(&v, VALUETYPE_TYPE, strtab_index(&pp->strings, type));
 	pb_uint(&v, VALUETYPE_UNIT, strtab_index(&pp->strings, unit));
@@ -102,7 +121,7 @@ value_type(struct pprof *pp, struct pbuf *b, int num, const char *type,
 static uint64_t
 function_id(struct pprof *pp, const struct func *f)
 {
-	struct pbuf b = { 0 };
+	struct pbuf b = {0};
 	size_t before = pp->fkeys.n;
 	uint64_t id;
 	char *key;
@@ -117,9 +136,11 @@ function_id(struct pprof *pp, const struct func *f)
 		return id;
 	pb_uint(&b, FUNCTION_ID, id);
 	pb_uint(&b, FUNCTION_NAME, strtab_index(&pp->strings, f->name));
-	pb_uint(&b, FUNCTION_SYSTEM_NAME, strtab_index(&pp->strings, f->symbol));
+	pb_uint(&b, FUNCTION_SYSTEM_NAME,
+		strtab_index(&pp->strings, f->symbol));
 	if (f->file)
-		pb_uint(&b, FUNCTION_FILENAME, strtab_index(&pp->strings, f->file));
+		pb_uint(&b, FUNCTION_FILENAME,
+			strtab_index(&pp->strings, f->file));
 	pb_uint(&b, FUNCTION_START_LINE, f->file && f->line > 0 ? f->line : 0);
 	pb_message(&pp->functions, PROFILE_FUNCTION, &b);
 	pbuf_fini(&b);
@@ -129,8 +150,8 @@ function_id(struct pprof *pp, const struct func *f)
 static void
 add_sample(struct pprof *pp, uint64_t location, uint64_t count)
 {
-	struct pbuf b = { 0 };
-	uint64_t values[2] = { count, count * pp->period };
+	struct pbuf b = {0};
+	uint64_t values[2] = {count, count * pp->period};
 
 	pb_packed(&b, SAMPLE_LOCATION, &location, 1);
 	pb_packed(&b, SAMPLE_VALUE, values, 2);
@@ -144,7 +165,7 @@ static uint64_t
 add_location(struct pprof *pp, uint64_t mapping, uint64_t address,
 	     const struct func *f, int line)
 {
-	struct pbuf b = { 0 }, l = { 0 };
+	struct pbuf b = {0}, l = {0};
 	uint64_t id = ++pp->nlocations;
 
 	pb_uint(&l, LINE_FUNCTION, function_id(pp, f));
@@ -191,7 +212,7 @@ struct map {
 static void
 add_mapping(struct pprof *pp, const struct map *m, uint64_t id)
 {
-	struct pbuf b = { 0 };
+	struct pbuf b = {0};
 
 	pb_uint(&b, MAPPING_ID, id);
 	pb_uint(&b, MAPPING_START, m->start + m->bias);
@@ -213,14 +234,14 @@ add_mapping(struct pprof *pp, const struct map *m, uint64_t id)
 static int
 add_image(struct pprof *pp, const struct image *im, uint64_t mapping)
 {
-	struct func_list funcs = { 0 };
+	struct func_list funcs = {0};
 	const struct profile_sample *s;
 	uint64_t left = 0, loc;
 	size_t i, k = 0;
 
 	const struct profrun_header *h = &im->ref->hdr;
-	struct map m = { im->ref->exe, im->ref->build_id, h->text_start,
-			 h->text_end, h->load_bias, true };
+	struct map m = {im->ref->exe, im->ref->build_id, h->text_start,
+			h->text_end,  h->load_bias,	 true};
 
 	add_mapping(pp, &m, mapping);
 	if (symbolize(pp->sz, im->ref, im->samples, im->n, &funcs, NULL))
@@ -230,10 +251,10 @@ add_image(struct pprof *pp, const struct image *im, uint64_t mapping)
 		if (left == 0)
 			left = funcs.v[k++].samples;
 		left -= s->count;
-		loc = add_location(pp, mapping, s->addr + im->ref->hdr.load_bias,
-				   &funcs.v[k - 1],
-				   location_line(pp, im->ref, &funcs.v[k - 1],
-						 s->addr));
+		loc = add_location(
+			pp, mapping, s->addr + im->ref->hdr.load_bias,
+			&funcs.v[k - 1],
+			location_line(pp, im->ref, &funcs.v[k - 1], s->addr));
 		add_sample(pp, loc, s->count);
 	}
 	func_list_fini(&funcs);
@@ -244,9 +265,9 @@ add_image(struct pprof *pp, const struct image *im, uint64_t mapping)
 static int
 add_lib(struct pprof *pp, struct lib *l, uint64_t id)
 {
-	struct func_list funcs = { 0 };
-	struct map m = { l->obj.name, l->obj.build_id, l->start - l->bias,
-			 l->end - l->bias, l->bias, !l->obj.image };
+	struct func_list funcs = {0};
+	struct map m = {l->obj.name,	  l->obj.build_id, l->start - l->bias,
+			l->end - l->bias, l->bias,	   !l->obj.image};
 	uint64_t left = 0, loc;
 	size_t i, k = 0;
 
@@ -270,7 +291,7 @@ add_lib(struct pprof *pp, struct lib *l, uint64_t id)
 static void
 add_unmapped(struct pprof *pp, const char *name, uint64_t n)
 {
-	struct func f = { .name = (char *)name, .symbol = (char *)name };
+	struct func f = {.name = (char *)name, .symbol = (char *)name};
 
 	if (n > 0)
 		add_sample(pp, add_location(pp, 0, 0, &f, 0), n);
@@ -282,7 +303,7 @@ static int
 add_outside(struct pprof *pp, uint64_t next)
 {
 	const struct report *r = pp->r;
-	struct lib_set set = { 0 };
+	struct lib_set set = {0};
 	size_t i;
 	int ret = 0;
 
@@ -305,7 +326,7 @@ add_outside(struct pprof *pp, uint64_t next)
 static void
 encode(struct pprof *pp, struct pbuf *out)
 {
-	struct pbuf head = { 0 }, tail = { 0 };
+	struct pbuf head = {0}, tail = {0};
 
 	value_type(pp, &head, PROFILE_SAMPLE_TYPE, "samples", "count");
 	value_type(pp, &head, PROFILE_SAMPLE_TYPE, "cpu", "nanoseconds");
@@ -348,8 +369,8 @@ pprof_build(struct pprof *pp, struct pbuf *raw)
 int
 export_pprof(const struct report *r, FILE *out)
 {
-	struct pprof pp = { .r = r };
-	struct pbuf raw = { 0 }, gz = { 0 };
+	struct pprof pp = {.r = r};
+	struct pbuf raw = {0}, gz = {0};
 	struct sym_opts so;
 	int ret;
 

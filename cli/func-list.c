@@ -206,8 +206,7 @@ total_of(struct module_total *v, size_t *n, const char *module)
 }
 
 int
-module_totals(const struct func_list *l, struct module_total **out,
-	      size_t *n)
+module_totals(const struct func_list *l, struct module_total **out, size_t *n)
 {
 	struct module_total *v = calloc(l->n ? l->n : 1, sizeof(*v)), *t;
 	size_t i;

@@ -10,14 +10,14 @@
 /* One function (or unnamed address range, or source line) with its
  * samples. */
 struct func {
-	char *module;	/* executable path */
-	char *name;	/* shown name (demangled unless asked not to) */
-	char *symbol;	/* raw name (names of ranges repeat name) */
-	char *caller;	/* shown name of the symbol holding the code, when
+	char *module;  /* executable path */
+	char *name;    /* shown name (demangled unless asked not to) */
+	char *symbol;  /* raw name (names of ranges repeat name) */
+	char *caller;  /* shown name of the symbol holding the code, when
 			 * inlined (functions) or always (lines); else NULL */
-	char *file;	/* source file, NULL when unknown */
-	int line;	/* 0 when unknown */
-	uint64_t addr;	/* entry address (link-time) */
+	char *file;    /* source file, NULL when unknown */
+	int line;      /* 0 when unknown */
+	uint64_t addr; /* entry address (link-time) */
 	uint64_t samples;
 };
 

@@ -74,8 +74,7 @@ image_add(struct image *im, const struct profile *p)
 
 /* The image of P in SET, added when new. */
 static struct image *
-image_find(struct image_set *set, const struct profile *p,
-	   image_same_fn *same)
+image_find(struct image_set *set, const struct profile *p, image_same_fn *same)
 {
 	size_t i;
 
@@ -88,8 +87,8 @@ image_find(struct image_set *set, const struct profile *p,
 }
 
 int
-image_set_build(struct image_set *set, const struct profile *const *p,
-		size_t n, image_same_fn *same)
+image_set_build(struct image_set *set, const struct profile *const *p, size_t n,
+		image_same_fn *same)
 {
 	size_t i;
 
@@ -104,7 +103,8 @@ image_set_build(struct image_set *set, const struct profile *const *p,
 		}
 	}
 	for (i = 0; i < set->n; i++)
-		set->v[i].n = samples_sum_sorted(set->v[i].samples, set->v[i].n);
+		set->v[i].n =
+			samples_sum_sorted(set->v[i].samples, set->v[i].n);
 	return 0;
 }
 

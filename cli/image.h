@@ -12,7 +12,7 @@
 
 /* One executable image (path, build-id, text range and bucket size). */
 struct image {
-	const struct profile *ref; /* its first member */
+	const struct profile *ref;	/* its first member */
 	struct profile_sample *samples; /* summed by address, sorted */
 	size_t n;
 	uint64_t main, outside;

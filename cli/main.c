@@ -16,10 +16,10 @@ struct subcommand {
 };
 
 static const struct subcommand subcommands[] = {
-	{ "report", cmd_report },
-	{ "merge", cmd_merge },
-	{ "diff", cmd_diff },
-	{ "annotate", cmd_annotate },
+	{"report", cmd_report},
+	{"merge", cmd_merge},
+	{"diff", cmd_diff},
+	{"annotate", cmd_annotate},
 };
 
 static void
@@ -69,7 +69,8 @@ main(int argc, char **argv)
 	size_t i;
 
 	if (argc >= 2) {
-		for (i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
+		for (i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]);
+		     i++) {
 			if (strcmp(argv[1], subcommands[i].name) == 0)
 				return subcommands[i].run(argc - 1, argv + 1);
 		}

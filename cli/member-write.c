@@ -16,7 +16,7 @@
 #include "cli.h"
 #include "member-write.h"
 
-#define ALIGN(x, a) (((x) + (a) - 1) & ~((uint64_t)(a) - 1))
+#define ALIGN(x, a) (((x) + (a)-1) & ~((uint64_t)(a)-1))
 
 static uint32_t
 wrap_slots_for(const struct member *m)

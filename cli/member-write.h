@@ -10,7 +10,7 @@ struct member {
 	struct profrun_header hdr; /* identity, timing, outcome; layout
 				      fields are filled in by the writer */
 	const char *exe;
-	const char *note; /* NULL for none */
+	const char *note;		      /* NULL for none */
 	const struct profile_sample *samples; /* sorted, inside the text */
 	size_t n;
 };

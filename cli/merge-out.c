@@ -48,16 +48,19 @@ remove_run(const char *path, bool dry)
 	if (!dir && errno == ENOENT)
 		return 1;
 	if (!dir) {
-		cli_error("merge: %s: %s", path, errno == ENOTDIR
-			  ? "exists and is not a run directory" : strerror(errno));
+		cli_error("merge: %s: %s", path,
+			  errno == ENOTDIR ? "exists and is not a run directory"
+					   : strerror(errno));
 		return -1;
 	}
 	while (ret == 0 && (de = readdir(dir)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
 			continue;
 		if (!is_member_name(de->d_name)) {
 			cli_error("merge: %s: holds %s, not a run directory; "
-				  "refusing to replace it", path, de->d_name);
+				  "refusing to replace it",
+				  path, de->d_name);
 			ret = -1;
 		} else if (!dry && unlinkat(dirfd(dir), de->d_name, 0) < 0) {
 			cli_error("merge: %s/%s: %s", path, de->d_name,
@@ -78,9 +81,8 @@ static void
 header_add(struct profrun_header *h, const struct profile *p)
 {
 	const struct profrun_header *s = &p->hdr;
-	bool done = profile_complete(p) &&
-		    (h->state == PROFRUN_STATE_EXITED ||
-		     h->state == PROFRUN_STATE_EXECED);
+	bool done = profile_complete(p) && (h->state == PROFRUN_STATE_EXITED ||
+					    h->state == PROFRUN_STATE_EXECED);
 
 	if (s->start_ns < h->start_ns)
 		h->start_ns = s->start_ns;
@@ -136,12 +138,15 @@ member_path(const char *dir, int32_t pid)
 }
 
 static int
-write_image(const char *dir, const struct image *im, const struct profile **same,
-	    size_t nsame, const struct profile **foreign, size_t nforeign,
+write_image(const char *dir, const struct image *im,
+	    const struct profile **same, size_t nsame,
+	    const struct profile **foreign, size_t nforeign,
 	    const struct profile *ref)
 {
-	struct member mb = { .exe = im->ref->exe, .note = im->ref->note,
-			     .samples = im->samples, .n = im->n };
+	struct member mb = {.exe = im->ref->exe,
+			    .note = im->ref->note,
+			    .samples = im->samples,
+			    .n = im->n};
 	char *path = member_path(dir, im->ref->hdr.pid);
 	int ret;
 

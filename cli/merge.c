@@ -68,10 +68,9 @@ refuse_other(const struct merge *m, size_t k, const struct profile *main)
 {
 	cli_error("merge: %s: a profile of another binary (%s, build-id %s) "
 		  "than %s (%s, build-id %s); --force merges by function name",
-		  m->runs[k].path, main->exe, main->build_id[0] ? main->build_id
-								: "none",
-		  m->runs[0].path, m->ref->exe,
-		  m->ref->build_id[0] ? m->ref->build_id : "none");
+		  m->runs[k].path, main->exe,
+		  main->build_id[0] ? main->build_id : "none", m->runs[0].path,
+		  m->ref->exe, m->ref->build_id[0] ? m->ref->build_id : "none");
 	return -1;
 }
 
@@ -139,7 +138,8 @@ add_by_name(struct image *im, const struct func_list *funcs,
 			im->outside += funcs->v[i].samples;
 			continue;
 		}
-		t[im->n].addr = addr & ~(uint64_t)(im->ref->hdr.bucket_size - 1);
+		t[im->n].addr =
+			addr & ~(uint64_t)(im->ref->hdr.bucket_size - 1);
 		t[im->n++].count = funcs->v[i].samples;
 		im->main += funcs->v[i].samples;
 	}
@@ -153,19 +153,20 @@ merge_foreign(struct merge *m)
 {
 	struct image *im = ref_image(m);
 	/* raw names: they are matched against the reference's symbols */
-	struct sym_opts so = { .force = true };
+	struct sym_opts so = {.force = true};
 	struct symbolizer *sz = symbolizer_new(&so);
-	struct func_list funcs = { 0 };
+	struct func_list funcs = {0};
 	struct elf_funcs names;
 	size_t i;
 	int ret = -1;
 
-	if (im && sz && elf_funcs_load(&names, m->ref->exe,
-				       m->ref->hdr.text_start,
-				       m->ref->hdr.text_end) == 0) {
+	if (im && sz &&
+	    elf_funcs_load(&names, m->ref->exe, m->ref->hdr.text_start,
+			   m->ref->hdr.text_end) == 0) {
 		ret = 0;
 		for (i = 0; ret == 0 && i < m->nforeign; i++) {
-			ret = symbolize(sz, m->foreign[i], m->foreign[i]->samples,
+			ret = symbolize(sz, m->foreign[i],
+					m->foreign[i]->samples,
 					m->foreign[i]->nsamples, &funcs, NULL);
 			im->outside += m->foreign[i]->outside;
 		}
@@ -200,7 +201,7 @@ say_outside_dropped(const struct merge *m)
 int
 merge_profiles(char *const *paths, size_t n, const char *out, bool force)
 {
-	struct merge m = { 0 };
+	struct merge m = {0};
 	size_t k;
 	int ret = -1;
 

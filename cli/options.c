@@ -69,20 +69,22 @@ opt_shared(const char *cmd, int c, const char *last_arg,
 	case OPT_PID:
 		v = opt_number(optarg, 1, INT_MAX);
 		if (v < 0)
-			return opt_usage_error(cmd, "--pid needs a process id, not",
-					       optarg);
+			return opt_usage_error(
+				cmd, "--pid needs a process id, not", optarg);
 		opts->pid = v;
 		return -1;
 	case OPT_NO_DEMANGLE:
 		opts->no_demangle = true;
 		return -1;
 	case OPT_DEBUG_DIR:
-		return opt_append(&opts->debug_dirs, &opts->ndebug_dirs, optarg);
+		return opt_append(&opts->debug_dirs, &opts->ndebug_dirs,
+				  optarg);
 	case ':':
 		return opt_usage_error(cmd, "missing value for",
 				       rejected(last_arg));
 	case '?':
-		return opt_usage_error(cmd, "unknown option", rejected(last_arg));
+		return opt_usage_error(cmd, "unknown option",
+				       rejected(last_arg));
 	default:
 		return -2;
 	}

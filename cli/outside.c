@@ -46,9 +46,11 @@ outside_module(const struct profile *p, uint64_t pc, uint32_t gen)
 static struct sym_object
 object_of(const struct profile *p, const struct profile_module *m)
 {
-	struct sym_object o = { .name = m->path, .build_id = m->build_id,
-				.what = p->path, .granule = 1,
-				.library = true };
+	struct sym_object o = {.name = m->path,
+			       .build_id = m->build_id,
+			       .what = p->path,
+			       .granule = 1,
+			       .library = true};
 
 	if (m->kind == PROFRUN_MODULE_VDSO) {
 		o.name = OUTSIDE_VDSO;
@@ -109,7 +111,8 @@ lib_add(struct lib *l, uint64_t addr, uint64_t count)
 }
 
 static int
-add_pc(struct lib_set *set, const struct profile *p, const struct profile_pc *pc)
+add_pc(struct lib_set *set, const struct profile *p,
+       const struct profile_pc *pc)
 {
 	const struct profile_module *m = outside_module(p, pc->pc, pc->gen);
 	struct sym_object o;
@@ -146,11 +149,13 @@ lib_set_add(struct lib_set *set, const struct profile *p)
 
 /* One entry of module "[unknown]", in FUNCS and (when not NULL) LINES. */
 static int
-add_unknown(struct func_list *funcs, struct func_list *lines,
-	    const char *name, uint64_t samples)
+add_unknown(struct func_list *funcs, struct func_list *lines, const char *name,
+	    uint64_t samples)
 {
-	struct func f = { .module = (char *)OUTSIDE_UNKNOWN, .name = (char *)name,
-			  .caller = (char *)name, .samples = samples };
+	struct func f = {.module = (char *)OUTSIDE_UNKNOWN,
+			 .name = (char *)name,
+			 .caller = (char *)name,
+			 .samples = samples};
 
 	if (samples == 0)
 		return 0;
@@ -170,7 +175,8 @@ lib_set_symbolize(struct lib_set *set, struct symbolizer *sz,
 	for (i = 0; i < set->n; i++) {
 		l = &set->v[i];
 		l->n = samples_sum_sorted(l->samples, l->n);
-		if (symbolize_object(sz, &l->obj, l->samples, l->n, funcs, lines))
+		if (symbolize_object(sz, &l->obj, l->samples, l->n, funcs,
+				     lines))
 			return -1;
 	}
 	if (add_unknown(funcs, lines, "[unknown]", set->unknown) ||

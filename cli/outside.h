@@ -14,12 +14,12 @@
 /* The module name of what fell in no known object ("[unknown]") and of
  * the vdso ("[vdso]"). */
 #define OUTSIDE_UNKNOWN "[unknown]"
-#define OUTSIDE_VDSO "[vdso]"
+#define OUTSIDE_VDSO	"[vdso]"
 
 /* One object's samples at link-time addresses. */
 struct lib {
 	struct sym_object obj;
-	uint32_t kind; /* enum profrun_module_kind */
+	uint32_t kind;		   /* enum profrun_module_kind */
 	uint64_t start, end, bias; /* as the first process had it loaded */
 	struct profile_sample *samples;
 	size_t n, cap;
@@ -29,10 +29,10 @@ struct lib {
 struct lib_set {
 	struct lib *v;
 	size_t n, cap;
-	uint64_t libs, vdso;	/* samples in libraries, in the vdso */
-	uint64_t unknown;	/* PC in no recorded object, or no usable PC */
-	uint64_t lost;		/* the PC table was full */
-	uint64_t unrecorded;	/* outside, where not recorded */
+	uint64_t libs, vdso; /* samples in libraries, in the vdso */
+	uint64_t unknown;    /* PC in no recorded object, or no usable PC */
+	uint64_t lost;	     /* the PC table was full */
+	uint64_t unrecorded; /* outside, where not recorded */
 };
 
 /* The record of P's object that held PC when it was sampled in module

@@ -83,7 +83,7 @@ pb_message(struct pbuf *b, int num, const struct pbuf *msg)
 void
 pb_packed(struct pbuf *b, int num, const uint64_t *v, size_t n)
 {
-	struct pbuf p = { 0 };
+	struct pbuf p = {0};
 	size_t i;
 
 	for (i = 0; i < n; i++)
@@ -196,7 +196,7 @@ strtab_encode(const struct strtab *t, struct pbuf *b, int num)
 int
 gzip_buffer(const struct pbuf *data, struct pbuf *out)
 {
-	z_stream z = { 0 };
+	z_stream z = {0};
 	uLong bound;
 	int ret;
 

@@ -15,9 +15,9 @@
 #include "profile.h"
 
 #define PLAUSIBLE_SAMPLES (1ull << 62)
-#define MAX_PC_SLOTS (1u << 20)
-#define MAX_MODULE_SLOTS (1u << 16)
-#define MAX_MODSTR (16u << 20)
+#define MAX_PC_SLOTS	  (1u << 20)
+#define MAX_MODULE_SLOTS  (1u << 16)
+#define MAX_MODSTR	  (16u << 20)
 
 static int
 fail(char *err, size_t errlen, const char *fmt, ...)
@@ -36,19 +36,19 @@ profile_outside_regions(const struct profrun_header *h, struct region *r)
 	size_t n = 0;
 
 	if (h->pc_slots > 0 && h->pc_slots <= MAX_PC_SLOTS)
-		r[n++] = (struct region){ "PC table", h->pcs_off,
-					  (uint64_t)h->pc_slots *
-						  sizeof(struct profrun_pc) };
+		r[n++] = (struct region){"PC table", h->pcs_off,
+					 (uint64_t)h->pc_slots *
+						 sizeof(struct profrun_pc)};
 	if (h->module_slots > 0 && h->module_slots <= MAX_MODULE_SLOTS)
-		r[n++] = (struct region){ "module records", h->modules_off,
-					  (uint64_t)h->module_slots *
-						  sizeof(struct profrun_module) };
+		r[n++] = (struct region){"module records", h->modules_off,
+					 (uint64_t)h->module_slots *
+						 sizeof(struct profrun_module)};
 	if (h->modstr_size > 0)
-		r[n++] = (struct region){ "module strings", h->modstr_off,
-					  h->modstr_size };
+		r[n++] = (struct region){"module strings", h->modstr_off,
+					 h->modstr_size};
 	if (h->vdso_size > 0)
-		r[n++] = (struct region){ "vdso image", h->vdso_off,
-					  h->vdso_size };
+		r[n++] = (struct region){"vdso image", h->vdso_off,
+					 h->vdso_size};
 	return n;
 }
 
@@ -106,10 +106,11 @@ read_pcs(const uint8_t *buf, struct profile *p, uint64_t *sum, char *err,
 			continue;
 		if ((slot.key & PROFRUN_PC_MASK) == 0 ||
 		    slot.count >= PLAUSIBLE_SAMPLES - *sum)
-			return fail(err, errlen,
-				    "PC slot %u is bad (key 0x%llx, %llu samples)",
-				    i, (unsigned long long)slot.key,
-				    (unsigned long long)slot.count);
+			return fail(
+				err, errlen,
+				"PC slot %u is bad (key 0x%llx, %llu samples)",
+				i, (unsigned long long)slot.key,
+				(unsigned long long)slot.count);
 		*sum += slot.count;
 		p->pcs[p->npcs].pc = slot.key & PROFRUN_PC_MASK;
 		p->pcs[p->npcs].gen = (uint32_t)(slot.key >> PROFRUN_PC_BITS);
@@ -201,7 +202,8 @@ profile_parse_outside(const uint8_t *buf, struct profile *p, char *err,
 	const struct profrun_header *h = &p->hdr;
 	uint64_t sum = 0, known;
 
-	if (check_sizes(h, err, errlen) || read_pcs(buf, p, &sum, err, errlen) ||
+	if (check_sizes(h, err, errlen) ||
+	    read_pcs(buf, p, &sum, err, errlen) ||
 	    read_modules(buf, p, err, errlen) || read_vdso(buf, p, err, errlen))
 		return -1;
 	p->has_pcs = h->pc_slots > 0;

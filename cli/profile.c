@@ -51,11 +51,12 @@ check_ident(const uint8_t *buf, uint64_t size, struct profrun_header *h,
 			    (unsigned long long)size, PROFRUN_HEADER_SIZE);
 	memcpy(h, buf, sizeof(*h));
 	if (h->min_version > PROFRUN_VERSION)
-		return fail(err, errlen,
-			    "written by a newer profrun (format %u, this reads %u)",
-			    h->version > h->min_version ? h->version
-							: h->min_version,
-			    PROFRUN_VERSION);
+		return fail(
+			err, errlen,
+			"written by a newer profrun (format %u, this reads %u)",
+			h->version > h->min_version ? h->version
+						    : h->min_version,
+			PROFRUN_VERSION);
 	if (h->version == 0 || h->min_version == 0 ||
 	    h->min_version > h->version)
 		return fail(err, errlen, "bad format version %u (minimum %u)",
@@ -68,10 +69,11 @@ check_ident(const uint8_t *buf, uint64_t size, struct profrun_header *h,
 			    (unsigned long long)size,
 			    (unsigned long long)h->file_size);
 	if (h->file_size != size)
-		return fail(err, errlen,
-			    "size mismatch (file is %llu bytes, header says %llu)",
-			    (unsigned long long)size,
-			    (unsigned long long)h->file_size);
+		return fail(
+			err, errlen,
+			"size mismatch (file is %llu bytes, header says %llu)",
+			(unsigned long long)size,
+			(unsigned long long)h->file_size);
 	if (h->header_size > size)
 		return fail(err, errlen, "header size %u beyond the file",
 			    h->header_size);
@@ -114,10 +116,10 @@ static int
 check_regions(const struct profrun_header *h, char *err, size_t errlen)
 {
 	struct region r[7] = {
-		{ "string area", h->strings_off, h->strings_size },
-		{ "wrap table", h->wraps_off,
-		  (uint64_t)h->wrap_slots * sizeof(struct profrun_wrap) },
-		{ "histogram", h->hist_off, h->nbuckets * 2 },
+		{"string area", h->strings_off, h->strings_size},
+		{"wrap table", h->wraps_off,
+		 (uint64_t)h->wrap_slots * sizeof(struct profrun_wrap)},
+		{"histogram", h->hist_off, h->nbuckets * 2},
 	};
 	size_t i, j, n = 3 + profile_outside_regions(h, r + 3);
 
@@ -159,8 +161,9 @@ get_string(const uint8_t *buf, const struct profrun_header *h, uint32_t off,
 	const char *s;
 
 	if (off < h->strings_off || off >= end)
-		return fail(err, errlen, "%s string at %u outside the string area",
-			    what, off);
+		return fail(err, errlen,
+			    "%s string at %u outside the string area", what,
+			    off);
 	s = (const char *)buf + off;
 	if (!memchr(s, '\0', end - off))
 		return fail(err, errlen, "%s string not terminated", what);
@@ -226,12 +229,13 @@ read_wraps(const uint8_t *buf, const struct profrun_header *h,
 		       sizeof(slot));
 		if (slot.key == 0)
 			continue;
-		if (slot.key > h->nbuckets || slot.wraps >= PLAUSIBLE_SAMPLES >> 16) {
+		if (slot.key > h->nbuckets ||
+		    slot.wraps >= PLAUSIBLE_SAMPLES >> 16) {
 			free(w);
 			return fail(err, errlen,
 				    "wrap slot %u is bad (bucket %llu of %llu, "
-				    "%llu wraps)", i,
-				    (unsigned long long)slot.key - 1,
+				    "%llu wraps)",
+				    i, (unsigned long long)slot.key - 1,
 				    (unsigned long long)h->nbuckets,
 				    (unsigned long long)slot.wraps);
 		}
@@ -264,8 +268,8 @@ add_sample(struct profile *p, size_t *cap, uint64_t index, uint64_t count)
 
 /* Exact count of every bucket: hist[i] + 65536 * wraps(i). */
 static int
-read_counts(const uint8_t *buf, struct profile *p,
-	    const struct wrap_entry *w, size_t nw, char *err, size_t errlen)
+read_counts(const uint8_t *buf, struct profile *p, const struct wrap_entry *w,
+	    size_t nw, char *err, size_t errlen)
 {
 	const struct profrun_header *h = &p->hdr;
 	size_t cap = 0, k = 0;
@@ -626,7 +630,8 @@ load_dir(struct run *run)
 	}
 	if (run->n == 0) {
 		cli_error("%s: no readable profile (%zu damaged member%s)",
-			  run->path, run->skipped, run->skipped == 1 ? "" : "s");
+			  run->path, run->skipped,
+			  run->skipped == 1 ? "" : "s");
 		return -1;
 	}
 	qsort(run->members, run->n, sizeof(*run->members), cmp_run_order);

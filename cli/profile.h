@@ -14,9 +14,9 @@
  * hostile header cannot make the reader allocate much: the largest
  * consistent member is the header, 1 MiB of strings, 16 MiB of wrap table
  * and a 32 MiB histogram. */
-#define PROFILE_MAX_STRINGS (1u << 20)
+#define PROFILE_MAX_STRINGS    (1u << 20)
 #define PROFILE_MAX_WRAP_SLOTS (1u << 20)
-#define PROFILE_MAX_FILE (64ull * 1024 * 1024)
+#define PROFILE_MAX_FILE       (64ull * 1024 * 1024)
 
 /* One bucket that got samples: link-time address and exact count. */
 struct profile_sample {
@@ -26,27 +26,27 @@ struct profile_sample {
 
 /* One object loaded in the process (struct profrun_module). */
 struct profile_module {
-	char *path;			/* "linux-vdso.so.1" for the vdso */
+	char *path; /* "linux-vdso.so.1" for the vdso */
 	char build_id[2 * PROFRUN_BUILD_ID_MAX + 1]; /* hex, "" when none */
-	uint64_t start, end;		/* runtime executable range */
-	uint64_t bias;			/* runtime - link-time */
-	uint32_t kind;			/* enum profrun_module_kind */
+	uint64_t start, end; /* runtime executable range */
+	uint64_t bias;	     /* runtime - link-time */
+	uint32_t kind;	     /* enum profrun_module_kind */
 	uint32_t gen_loaded, gen_unloaded;
 };
 
 /* One PC outside the main executable, with its samples. */
 struct profile_pc {
-	uint64_t pc;	/* runtime address */
-	uint32_t gen;	/* module generation when sampled */
+	uint64_t pc;  /* runtime address */
+	uint32_t gen; /* module generation when sampled */
 	uint64_t count;
 };
 
 /* One member file: one process image. */
 struct profile {
-	char *path;			/* as shown in messages */
-	struct profrun_header hdr;	/* validated copy */
-	char *exe;			/* executable path ("" when unknown) */
-	char *note;			/* NULL when none */
+	char *path;		   /* as shown in messages */
+	struct profrun_header hdr; /* validated copy */
+	char *exe;		   /* executable path ("" when unknown) */
+	char *note;		   /* NULL when none */
 	char build_id[2 * PROFRUN_BUILD_ID_MAX + 1]; /* hex, "" when none */
 	struct profile_sample *samples; /* buckets with count > 0, by address */
 	size_t nsamples;
@@ -55,16 +55,16 @@ struct profile {
 	unsigned seq;	  /* n of "<pid>-<n>.prof", 0 otherwise */
 
 	/* where the outside samples fell (all empty in older files) */
-	bool has_pcs;			/* the file has a PC table */
-	struct profile_pc *pcs;		/* by PC */
+	bool has_pcs;		/* the file has a PC table */
+	struct profile_pc *pcs; /* by PC */
 	size_t npcs;
 	struct profile_module *modules; /* in the file's order */
 	size_t nmodules;
-	uint64_t pcs_lost;	/* not in the table: it was full */
-	uint64_t pcs_unmapped;	/* not in the table: no usable PC */
+	uint64_t pcs_lost;	 /* not in the table: it was full */
+	uint64_t pcs_unmapped;	 /* not in the table: no usable PC */
 	uint64_t pcs_unrecorded; /* outside, but in no count above (files
 				  * without a table; samples in flight) */
-	uint8_t *vdso;		/* copy of the vdso's image, or NULL */
+	uint8_t *vdso;		 /* copy of the vdso's image, or NULL */
 	uint32_t vdso_size;
 };
 
@@ -79,8 +79,8 @@ struct run {
 
 /* Parse a complete member image BUF of SIZE bytes into OUT.  Returns 0, or
  * -1 with a reason (without the file name) in ERR. */
-int profile_parse(const void *buf, size_t size, struct profile *out,
-		  char *err, size_t errlen);
+int profile_parse(const void *buf, size_t size, struct profile *out, char *err,
+		  size_t errlen);
 
 /* Read and parse the member file PATH.  Returns 0, or -1 with ERR set. */
 int profile_read(const char *path, struct profile *out, char *err,

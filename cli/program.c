@@ -72,8 +72,9 @@ program_resolve(const char *name, char *out, size_t outsz)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	for (p = path;; p = end + 1) {
 		end = strchrnul(p, ':');
-		if ((size_t)snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(end - p), p,
-				     end == p ? "" : "/", name) < sizeof(buf)) {
+		if ((size_t)snprintf(buf, sizeof(buf), "%.*s%s%s",
+				     (int)(end - p), p, end == p ? "" : "/",
+				     name) < sizeof(buf)) {
 			if (is_executable_file(buf, &e)) {
 				snprintf(out, outsz, "%s", buf);
 				return 0;
@@ -99,7 +100,8 @@ elf_has_interp(int fd)
 
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &n) != 0) {
+	if (!elf || elf_kind(elf) != ELF_K_ELF ||
+	    elf_getphdrnum(elf, &n) != 0) {
 		if (elf)
 			elf_end(elf);
 		return -1;
@@ -122,7 +124,9 @@ script_interpreter(const char *head, size_t len, char *out, size_t outsz)
 		return false;
 	while (i < len && (head[i] == ' ' || head[i] == '\t'))
 		i++;
-	for (j = i; j < len && head[j] != ' ' && head[j] != '\t' && head[j] != '\n'; j++)
+	for (j = i;
+	     j < len && head[j] != ' ' && head[j] != '\t' && head[j] != '\n';
+	     j++)
 		;
 	if (j == i || j - i >= outsz)
 		return false;
@@ -148,7 +152,8 @@ check_file(const char *shown, const char *path, int depth)
 		has = elf_has_interp(fd);
 		close(fd);
 		if (has == 0) {
-			cli_error("%s: statically linked; LD_PRELOAD cannot reach it, so profrun cannot profile it",
+			cli_error("%s: statically linked; LD_PRELOAD cannot "
+				  "reach it, so profrun cannot profile it",
 				  shown);
 			return 126;
 		}

@@ -9,12 +9,9 @@
 #include "export.h"
 
 static const struct report_format formats[] = {
-	{ "text", report_text, false },
-	{ "json", report_json, false },
-	{ "csv", report_csv, false },
-	{ "markdown", report_markdown, false },
-	{ "gmon", export_gmon, true },
-	{ "pprof", export_pprof, true },
+	{"text", report_text, false}, {"json", report_json, false},
+	{"csv", report_csv, false},   {"markdown", report_markdown, false},
+	{"gmon", export_gmon, true},  {"pprof", export_pprof, true},
 };
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
@@ -78,17 +75,18 @@ write_printable(const struct report_format *f, const struct report *r,
 }
 
 int
-report_write(const struct report *r, const char *format,
-	     FILE *out)
+report_write(const struct report *r, const char *format, FILE *out)
 {
-	const struct report_format *f = report_format_find(format ? format
-								   : "text");
+	const struct report_format *f =
+		report_format_find(format ? format : "text");
 
 	if (!f)
 		f = &formats[0];
 	if (f->binary && isatty(fileno(out))) {
-		cli_error("report: the %s format is binary; redirect it to a file "
-			  "or use -o FILE", f->name);
+		cli_error("report: the %s format is binary; redirect it to a "
+			  "file "
+			  "or use -o FILE",
+			  f->name);
 		return -1;
 	}
 	return f->binary ? f->write(r, out) : write_printable(f, r, out);

@@ -35,13 +35,13 @@ json_function(const struct func *f, uint64_t total)
 	json_object_object_add(o, "name", json_object_new_string(f->name));
 	json_object_object_add(o, "symbol", json_object_new_string(f->symbol));
 	json_object_object_add(o, "module", json_object_new_string(f->module));
-	json_object_object_add(o, "samples", json_object_new_uint64(f->samples));
+	json_object_object_add(o, "samples",
+			       json_object_new_uint64(f->samples));
 	json_object_object_add(o, "percent", json_fixed(pct, 2));
 	json_object_object_add(o, "file", json_string_or_null(f->file));
-	json_object_object_add(o, "line",
-			       f->file && f->line > 0
-				       ? json_object_new_int(f->line)
-				       : NULL);
+	json_object_object_add(
+		o, "line",
+		f->file && f->line > 0 ? json_object_new_int(f->line) : NULL);
 	if (f->caller)
 		json_object_object_add(o, "inlined_into",
 				       json_object_new_string(f->caller));
@@ -56,14 +56,14 @@ json_line(const struct func *f, uint64_t total)
 	double pct = total ? 100.0 * (double)f->samples / (double)total : 0;
 
 	json_object_object_add(o, "file", json_string_or_null(f->file));
-	json_object_object_add(o, "line",
-			       f->file && f->line > 0
-				       ? json_object_new_int(f->line)
-				       : NULL);
+	json_object_object_add(
+		o, "line",
+		f->file && f->line > 0 ? json_object_new_int(f->line) : NULL);
 	json_object_object_add(o, "function", json_object_new_string(f->name));
 	json_object_object_add(o, "symbol", json_object_new_string(f->symbol));
 	json_object_object_add(o, "module", json_object_new_string(f->module));
-	json_object_object_add(o, "samples", json_object_new_uint64(f->samples));
+	json_object_object_add(o, "samples",
+			       json_object_new_uint64(f->samples));
 	json_object_object_add(o, "percent", json_fixed(pct, 2));
 	return o;
 }
@@ -119,8 +119,8 @@ json_process(const struct report *r, const struct proc *pr)
 {
 	const struct profile *p = pr->p;
 	json_object *o = json_object_new_object();
-	bool exited = p->hdr.state == PROFRUN_STATE_EXITED &&
-		      p->hdr.exit_code >= 0;
+	bool exited =
+		p->hdr.state == PROFRUN_STATE_EXITED && p->hdr.exit_code >= 0;
 
 	json_object_object_add(o, "pid", json_object_new_int(p->hdr.pid));
 	json_object_object_add(o, "ppid", json_object_new_int(p->hdr.ppid));
@@ -157,13 +157,14 @@ json_modules(const struct report *r)
 
 	for (i = 0; i < r->nmods; i++) {
 		m = json_object_new_object();
-		json_object_object_add(m, "module",
-				       json_object_new_string(r->mods[i].module));
-		json_object_object_add(m, "samples",
-				       json_object_new_uint64(r->mods[i].samples));
-		json_object_object_add(m, "percent",
-				       json_fixed(report_percent(r, r->mods[i].samples),
-						  2));
+		json_object_object_add(
+			m, "module", json_object_new_string(r->mods[i].module));
+		json_object_object_add(
+			m, "samples",
+			json_object_new_uint64(r->mods[i].samples));
+		json_object_object_add(
+			m, "percent",
+			json_fixed(report_percent(r, r->mods[i].samples), 2));
 		json_object_array_add(a, m);
 	}
 	return a;
@@ -181,31 +182,34 @@ json_report(const struct report *r)
 			       json_object_new_string("profrun-report/1"));
 	json_object_object_add(s, "total", json_object_new_uint64(r->total));
 	json_object_object_add(s, "main", json_object_new_uint64(r->main));
-	json_object_object_add(s, "outside", json_object_new_uint64(r->outside));
+	json_object_object_add(s, "outside",
+			       json_object_new_uint64(r->outside));
 	if (!r->opts->main_only) {
 		json_object_object_add(s, "libraries",
 				       json_object_new_uint64(r->in_libs));
-		json_object_object_add(s, "vdso", json_object_new_uint64(r->in_vdso));
+		json_object_object_add(s, "vdso",
+				       json_object_new_uint64(r->in_vdso));
 		json_object_object_add(s, "unknown",
 				       json_object_new_uint64(r->in_unknown));
 	}
 	json_object_object_add(o, "samples", s);
 	json_object_object_add(o, "modules", json_modules(r));
 	json_object_object_add(o, "rate_hz", json_fixed(r->rate_hz, 2));
-	json_object_object_add(o, "cpu_seconds",
-			       r->cpu_seconds >= 0 ? json_fixed(r->cpu_seconds, 3)
-						   : NULL);
+	json_object_object_add(
+		o, "cpu_seconds",
+		r->cpu_seconds >= 0 ? json_fixed(r->cpu_seconds, 3) : NULL);
 	json_object_object_add(o, "complete",
 			       json_object_new_boolean(r->complete));
 	for (i = 0; i < r->nprocs; i++)
 		json_object_array_add(procs, json_process(r, &r->procs[i]));
 	json_object_object_add(o, "processes", procs);
-	json_object_object_add(o, "functions",
-			       json_functions(&r->funcs, r->total, r->opts->top));
+	json_object_object_add(
+		o, "functions",
+		json_functions(&r->funcs, r->total, r->opts->top));
 	if (r->opts->lines)
-		json_object_object_add(o, "lines",
-				       json_lines(&r->lines, r->total,
-						  r->opts->top));
+		json_object_object_add(
+			o, "lines",
+			json_lines(&r->lines, r->total, r->opts->top));
 	if (r->opts->top > 0 && (size_t)r->opts->top < r->funcs.n)
 		json_object_object_add(o, "omitted",
 				       json_omitted(&r->funcs, r->opts->top));
@@ -218,9 +222,9 @@ report_json(const struct report *r, FILE *out)
 	json_object *o = json_report(r);
 	const char *text;
 
-	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-						 JSON_C_TO_STRING_SPACED |
-						 JSON_C_TO_STRING_NOSLASHESCAPE);
+	text = json_object_to_json_string_ext(
+		o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+			   JSON_C_TO_STRING_NOSLASHESCAPE);
 	fprintf(out, "%s\n", text);
 	json_object_put(o);
 	fflush(out);

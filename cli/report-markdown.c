@@ -64,19 +64,24 @@ report_markdown(const struct report *r, FILE *out)
 		n = (size_t)r->opts->top;
 	md_summary(out, r);
 	fputs("| % | samples | seconds | function | source |\n"
-	      "|--:|--:|--:|:--|:--|\n", out);
+	      "|--:|--:|--:|:--|:--|\n",
+	      out);
 	for (i = 0; i < n; i++)
 		md_row(out, r, &r->funcs.v[i]);
 	for (i = n; i < r->funcs.n; i++)
 		rest += r->funcs.v[i].samples;
 	if (n < r->funcs.n)
-		fprintf(out, "| %.2f | %" PRIu64 " | %.3f | *%zu more "
-			"functions* | |\n", report_percent(r, rest), rest,
-			report_seconds(r, rest), r->funcs.n - n);
+		fprintf(out,
+			"| %.2f | %" PRIu64 " | %.3f | *%zu more "
+			"functions* | |\n",
+			report_percent(r, rest), rest, report_seconds(r, rest),
+			r->funcs.n - n);
 	if (r->outside > 0)
-		fprintf(out, "| %.2f | %" PRIu64 " | %.3f | *outside the "
-			"executable* | |\n", report_percent(r, r->outside),
-			r->outside, report_seconds(r, r->outside));
+		fprintf(out,
+			"| %.2f | %" PRIu64 " | %.3f | *outside the "
+			"executable* | |\n",
+			report_percent(r, r->outside), r->outside,
+			report_seconds(r, r->outside));
 	fflush(out);
 	return ferror(out) ? -1 : 0;
 }

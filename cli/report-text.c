@@ -58,7 +58,7 @@ print_run_line(FILE *out, const struct report *r)
 static void
 print_identity(FILE *out, const struct report *r)
 {
-	struct line_ctx c = { out, "  " };
+	struct line_ctx c = {out, "  "};
 	char prefix[64];
 	size_t i;
 
@@ -99,9 +99,9 @@ print_split(FILE *out, const struct report *r)
 		uint64_t n;
 		const char *what;
 	} part[] = {
-		{ r->in_libs, "in libraries" },
-		{ r->in_vdso, "in the vdso" },
-		{ r->in_unknown, "unknown" },
+		{r->in_libs, "in libraries"},
+		{r->in_vdso, "in the vdso"},
+		{r->in_unknown, "unknown"},
 	};
 
 	for (size_t i = 0; i < sizeof(part) / sizeof(part[0]); i++)
@@ -118,9 +118,10 @@ print_samples(FILE *out, const struct report *r)
 	fprintf(out, "samples: %" PRIu64 " total, %" PRIu64 " in %s (%.1f%%)",
 		r->total, r->main, name, report_percent(r, r->main));
 	if (r->outside > 0 && r->opts->main_only)
-		fprintf(out, ", %" PRIu64 " outside (%.1f%%: shared libraries, "
-			"vdso, kernel)", r->outside,
-			report_percent(r, r->outside));
+		fprintf(out,
+			", %" PRIu64 " outside (%.1f%%: shared libraries, "
+			"vdso, kernel)",
+			r->outside, report_percent(r, r->outside));
 	else if (r->outside > 0)
 		print_split(out, r);
 	fprintf(out, "\n");
@@ -132,12 +133,14 @@ print_rate_line(FILE *out, const struct report *r)
 	char clip[80] = "";
 
 	if (r->clipped && r->tick_hz > 0)
-		snprintf(clip, sizeof(clip), ", above the kernel's %.0f Hz tick",
-			 r->tick_hz);
+		snprintf(clip, sizeof(clip),
+			 ", above the kernel's %.0f Hz tick", r->tick_hz);
 	else if (r->clipped)
-		snprintf(clip, sizeof(clip), ", above what the kernel delivers");
+		snprintf(clip, sizeof(clip),
+			 ", above what the kernel delivers");
 	if (!r->rate_measured) {
-		fprintf(out, "rate: %s; seconds assume the armed %.1f Hz "
+		fprintf(out,
+			"rate: %s; seconds assume the armed %.1f Hz "
 			"(requested %.0f Hz%s)\n",
 			r->cut_short ? "CPU time unknown (cut short)"
 				     : "not measured (profiling stopped early)",
@@ -149,9 +152,10 @@ print_rate_line(FILE *out, const struct report *r)
 	if (r->cut_short == 0)
 		fprintf(out, "CPU time %.2f s\n", r->cpu_seconds);
 	else
-		fprintf(out, "CPU time %.2f s in the %zu processes that finished "
-			"(unknown for %zu cut short)\n", r->cpu_known,
-			r->nprocs - r->cut_short, r->cut_short);
+		fprintf(out,
+			"CPU time %.2f s in the %zu processes that finished "
+			"(unknown for %zu cut short)\n",
+			r->cpu_known, r->nprocs - r->cut_short, r->cut_short);
 }
 
 /* Rate line, then one line for each significant shortfall.  The rate to
@@ -165,8 +169,10 @@ print_rate(FILE *out, const struct report *r)
 
 	print_rate_line(out, r);
 	if (r->armed_hz > 0 && r->armed_hz < r->requested_hz * 0.9)
-		fprintf(out, "  the kernel armed the timer at %.1f Hz, below "
-			"the requested %.0f Hz\n", r->armed_hz, r->requested_hz);
+		fprintf(out,
+			"  the kernel armed the timer at %.1f Hz, below "
+			"the requested %.0f Hz\n",
+			r->armed_hz, r->requested_hz);
 	if (r->tick_hz > 0 && r->tick_hz < cap)
 		cap = r->tick_hz;
 	else if (r->clipped)
@@ -176,11 +182,15 @@ print_rate(FILE *out, const struct report *r)
 	expected = r->rate_cpu * cap;
 	got = r->rate_hz * r->rate_cpu;
 	if (got < expected * RATE_SHORTFALL)
-		fprintf(out, "  shortfall: %.0f samples, only %.0f%% of the %.0f "
-			"expected from CPU time x %.0f Hz: profiling signals of "
-			"concurrent threads coalesce, or threads block SIGPROF; "
+		fprintf(out,
+			"  shortfall: %.0f samples, only %.0f%% of the %.0f "
+			"expected from CPU time x %.0f Hz: profiling signals "
+			"of "
+			"concurrent threads coalesce, or threads block "
+			"SIGPROF; "
 			"shares stay fair, the seconds are scaled to the rate "
-			"measured\n", got, 100.0 * got / expected, expected, cap);
+			"measured\n",
+			got, 100.0 * got / expected, expected, cap);
 }
 
 /* ---------------------------------------------------------------- table */
@@ -237,10 +247,10 @@ place_width(const struct func_list *l, size_t rows)
 	int len;
 
 	for (i = 0; i < rows; i++) {
-		len = l->v[i].file ? snprintf(NULL, 0, "%s:%d",
-					      base_name(l->v[i].file),
-					      l->v[i].line)
-				   : 1;
+		len = l->v[i].file
+			      ? snprintf(NULL, 0, "%s:%d",
+					 base_name(l->v[i].file), l->v[i].line)
+			      : 1;
 		if ((size_t)len > w)
 			w = (size_t)len;
 	}
@@ -264,7 +274,7 @@ print_line_row(FILE *out, const struct report *r, const struct func *f,
 
 /* How a table shows its entries: functions, or source lines. */
 struct table_kind {
-	const char *header; /* line before the table, or "" */
+	const char *header;	    /* line before the table, or "" */
 	const char *first, *second; /* column titles after the counts */
 	const char *what;	    /* "functions", "lines" */
 	int (*width)(const struct func_list *l, size_t rows);
@@ -277,8 +287,8 @@ static const struct table_kind function_table = {
 };
 
 static const struct table_kind line_table = {
-	"\nby source line:\n", "file:line", "function", "lines", place_width,
-	print_line_row,
+	"\nby source line:\n", "file:line",    "function", "lines",
+	place_width,	       print_line_row,
 };
 
 static void
@@ -313,25 +323,26 @@ print_functions(FILE *out, const struct report *r, const struct proc *pr,
 
 	if (l->n > 0) {
 		print_table(out, r, l, main + outside, &function_table);
-		print_table(out, r, pr ? &pr->lines : &r->lines,
-			    main + outside, &line_table);
-	}
-	else if (outside > 0)
-		fprintf(out, "no samples in the executable's own code (all %"
-			PRIu64 " were outside it)\n", outside);
+		print_table(out, r, pr ? &pr->lines : &r->lines, main + outside,
+			    &line_table);
+	} else if (outside > 0)
+		fprintf(out,
+			"no samples in the executable's own code (all %" PRIu64
+			" were outside it)\n",
+			outside);
 	else if (main == 0 && stopped)
 		fprintf(out, "no samples were recorded before profiling "
-			"stopped\n");
+			     "stopped\n");
 	else if (main == 0)
 		fprintf(out, "no samples were recorded (the program used less "
-			"CPU time than one sampling interval?)\n");
+			     "CPU time than one sampling interval?)\n");
 }
 
 static void
 print_process(FILE *out, const struct report *r, const struct proc *pr)
 {
 	const struct profile *p = pr->p;
-	struct line_ctx c = { out, "  " };
+	struct line_ctx c = {out, "  "};
 
 	fprintf(out, "\n");
 	print_process_line(out, p, "== ");

@@ -35,11 +35,11 @@ struct report {
 	bool rate_measured;	       /* rate_hz comes from CPU time */
 	double requested_hz;
 	double armed_hz;
-	bool clipped;	/* requested rate above what the kernel delivers */
-	double tick_hz;	/* the kernel's tick, the cap on the rate; 0 unknown */
-	size_t stopped;	/* processes whose profiling stopped early */
-	bool complete;	/* every process ended cleanly */
-	size_t idle;	/* processes without a single sample */
+	bool clipped;	 /* requested rate above what the kernel delivers */
+	double tick_hz;	 /* the kernel's tick, the cap on the rate; 0 unknown */
+	size_t stopped;	 /* processes whose profiling stopped early */
+	bool complete;	 /* every process ended cleanly */
+	size_t idle;	 /* processes without a single sample */
 	size_t nmodules; /* modules with samples among the entries shown */
 
 	/* the outside samples split (all 0 with --main-only) */
@@ -71,8 +71,7 @@ const char *report_stop_why(const struct profile *p);
 
 /* Why profiling of P stopped before the process ended, as one line
  * ("profile incomplete: ..."), into BUF; NULL when it did not stop. */
-const char *report_stop_reason(const struct profile *p, char *buf,
-			       size_t len);
+const char *report_stop_reason(const struct profile *p, char *buf, size_t len);
 
 /* One-line descriptions of what went wrong in P (its state if WITH_STATE,
  * why profiling stopped early, lost counts); calls FN once per line. */

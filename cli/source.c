@@ -24,11 +24,11 @@
 
 /* An address being resolved. */
 struct pending {
-	uint64_t addr;	  /* link-time */
-	Dwarf_Addr da;	  /* in its unit's DWARF */
-	Dwarf_Die *cu;	  /* NULL when no unit covers it */
+	uint64_t addr; /* link-time */
+	Dwarf_Addr da; /* in its unit's DWARF */
+	Dwarf_Die *cu; /* NULL when no unit covers it */
 	Dwarf_Off cu_off;
-	Dwarf_Die inl;	  /* innermost inlined subroutine */
+	Dwarf_Die inl; /* innermost inlined subroutine */
 	bool has_inl;
 	const char *file; /* interned */
 	int line;
@@ -109,8 +109,8 @@ int
 src_line(Dwfl_Module *mod, Dwarf_Addr addr, char **file, int *line)
 {
 	Dwfl_Line *l = dwfl_module_getsrc(mod, addr);
-	const char *f = l ? dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL)
-			  : NULL;
+	const char *f =
+		l ? dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL) : NULL;
 
 	*file = NULL;
 	if (!f) {
@@ -140,7 +140,8 @@ src_warn(struct src_cache *c, const char *what, const char *why)
 		return;
 	c->warned = true;
 	cli_warn("%s: %s (%s); source lines and inlined functions may be "
-		 "missing", c->what, what, why);
+		 "missing",
+		 c->what, what, why);
 }
 
 /* Whether libdw accepts every unit of DW (cheap: a header and one DIE
@@ -196,8 +197,8 @@ cmp_index(const void *a, const void *b)
 /* Those of IDX[0..N) (ascending addresses) inside DIE's ranges, into OUT;
  * returns how many. */
 static size_t
-in_ranges(const struct pending *p, Dwarf_Die *die, const size_t *idx,
-	  size_t n, size_t *out)
+in_ranges(const struct pending *p, Dwarf_Die *die, const size_t *idx, size_t n,
+	  size_t *out)
 {
 	Dwarf_Addr base, start, end;
 	ptrdiff_t off = 0;
@@ -429,7 +430,8 @@ store(struct src_cache *c, struct pending *p, size_t n)
 		v->file = p[i].file;
 		v->line = p[i].line;
 		if (p[i].has_inl && prev &&
-		    dwarf_dieoffset(&p[i].inl) == dwarf_dieoffset(&p[i - 1].inl)) {
+		    dwarf_dieoffset(&p[i].inl) ==
+			    dwarf_dieoffset(&p[i - 1].inl)) {
 			v->inl = prev->inl; /* the same inlined instance */
 			v->inl_file = prev->inl_file;
 			v->inl_line = prev->inl_line;

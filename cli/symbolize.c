@@ -54,8 +54,8 @@ struct module {
 	Dwarf_Addr bias;
 	struct sym *syms;
 	size_t nsyms;
-	bool refused; /* build-id mismatch without --force */
-	bool library; /* a mismatch costs only its names */
+	bool refused;	      /* build-id mismatch without --force */
+	bool library;	      /* a mismatch costs only its names */
 	struct src_cache src; /* lines and inlined functions, by address */
 	struct strmap shown;  /* raw name -> shown name */
 };
@@ -189,8 +189,9 @@ load_syms(struct module *m)
 		y->end = y->start + s.st_size;
 		if (y->sizeless) {
 			lim = section_end(elf, shndx, s.st_value);
-			y->end = lim == UINT64_MAX ? lim
-						   : y->start + (lim - s.st_value);
+			y->end = lim == UINT64_MAX
+					 ? lim
+					 : y->start + (lim - s.st_value);
 		}
 		y->name = name;
 		y->rank = sym_rank(&s);
@@ -294,10 +295,12 @@ check_build_id(struct module *m, bool force)
 			cli_warn("%s: build-id mismatch: profile recorded %s, "
 				 "file has %s (updated since the run?); "
 				 "reporting its addresses only (--force uses "
-				 "the file anyway)", m->exe, m->build_id, have);
+				 "the file anyway)",
+				 m->exe, m->build_id, have);
 			ret = -1;
 		} else if (force) {
-			cli_warn("%s: build-id mismatch (profile %s, binary %s); "
+			cli_warn("%s: build-id mismatch (profile %s, binary "
+				 "%s); "
 				 "--force: names may be wrong",
 				 m->exe, m->build_id, have);
 		} else {
@@ -436,8 +439,10 @@ module_new(const struct sym_object *obj, const struct sym_opts *o)
 		return NULL;
 	}
 	if (m->exe[0] == '\0') {
-		cli_warn("%s: executable path not recorded; reporting addresses "
-			 "only", obj->what);
+		cli_warn(
+			"%s: executable path not recorded; reporting addresses "
+			"only",
+			obj->what);
 		return m;
 	}
 	module_open(m, obj);
@@ -449,7 +454,8 @@ module_new(const struct sym_object *obj, const struct sym_opts *o)
 	}
 	if (m->nsyms == 0)
 		cli_warn("%s: no function symbols (stripped, no debug info "
-			 "found); reporting addresses only", m->exe);
+			 "found); reporting addresses only",
+			 m->exe);
 	m->src.what = module_debug_file(m);
 	return m;
 }
@@ -524,7 +530,7 @@ struct walk {
 static int
 flush_range(struct walk *w)
 {
-	struct func f = { 0 };
+	struct func f = {0};
 	char *name;
 	int ret;
 
@@ -567,7 +573,7 @@ add_unknown(struct walk *w, uint64_t addr, uint64_t end, long gap,
 static int
 add_known(struct walk *w, struct sym *y, uint64_t count)
 {
-	struct func f = { 0 };
+	struct func f = {0};
 
 	if (flush_range(w))
 		return -1;
@@ -610,7 +616,7 @@ static int
 add_inlined(struct walk *w, struct sym *y, const struct addr_src *a,
 	    uint64_t count)
 {
-	struct func f = { 0 };
+	struct func f = {0};
 	const char *inl = shown_name(w->m, a->inl, w->o->demangle);
 	char *name;
 	int ret;
@@ -642,10 +648,10 @@ add_inlined(struct walk *w, struct sym *y, const struct addr_src *a,
 
 /* The line of one sample, with the innermost function it belongs to. */
 static int
-add_line(struct walk *w, struct sym *y, const struct addr_src *a,
-	 uint64_t addr, uint64_t count)
+add_line(struct walk *w, struct sym *y, const struct addr_src *a, uint64_t addr,
+	 uint64_t count)
 {
-	struct func f = { 0 };
+	struct func f = {0};
 
 	f.module = w->m->exe;
 	f.caller = y ? (char *)y->shown : w->unknown;
@@ -736,9 +742,10 @@ walk_samples(struct walk *w, uint64_t bs, const struct profile_sample *s,
 static struct sym_object
 main_object(const struct profile *p)
 {
-	return (struct sym_object){ .name = p->exe, .build_id = p->build_id,
-				    .what = p->path,
-				    .granule = p->hdr.bucket_size };
+	return (struct sym_object){.name = p->exe,
+				   .build_id = p->build_id,
+				   .what = p->path,
+				   .granule = p->hdr.bucket_size};
 }
 
 int
@@ -746,7 +753,7 @@ symbolize_object(struct symbolizer *sz, const struct sym_object *o,
 		 const struct profile_sample *s, size_t n,
 		 struct func_list *funcs, struct func_list *lines)
 {
-	struct walk w = { .o = &sz->opts, .out = funcs };
+	struct walk w = {.o = &sz->opts, .out = funcs};
 	int ret;
 
 	if (n == 0)
@@ -778,8 +785,8 @@ symbolize(struct symbolizer *sz, const struct profile *p,
 }
 
 int
-symbolize_source(struct symbolizer *sz, const struct profile *p,
-		 uint64_t addr, char **file, int *line)
+symbolize_source(struct symbolizer *sz, const struct profile *p, uint64_t addr,
+		 char **file, int *line)
 {
 	struct sym_object o = main_object(p);
 	struct module *m = module_get(sz, &o);

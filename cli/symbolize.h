@@ -12,10 +12,10 @@
 
 /* What to resolve, and how to name it. */
 struct sym_opts {
-	bool force;	/* use a binary whose build-id changed */
-	bool demangle;	/* show C++ and Rust names demangled */
-	bool inlines;	/* split functions among the functions inlined */
-	bool lines;	/* also resolve each address to its source line */
+	bool force;    /* use a binary whose build-id changed */
+	bool demangle; /* show C++ and Rust names demangled */
+	bool inlines;  /* split functions among the functions inlined */
+	bool lines;    /* also resolve each address to its source line */
 	const char *const *debug_dirs; /* extra roots for debug files */
 	size_t ndebug_dirs;
 };
@@ -47,8 +47,8 @@ struct sym_object {
 	const char *what;     /* where it was recorded, for messages */
 	const uint8_t *image; /* its ELF image in memory (the vdso), or NULL */
 	size_t image_size;
-	uint64_t granule;     /* bytes each sample address stands for */
-	bool library;	      /* a build-id mismatch warns and leaves the
+	uint64_t granule; /* bytes each sample address stands for */
+	bool library;	  /* a build-id mismatch warns and leaves the
 			       * samples by address (unless force) instead
 			       * of refusing the report */
 };

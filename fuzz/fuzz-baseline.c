@@ -17,7 +17,7 @@
 #include "cli/diff.h"
 #include "fuzz.h"
 
-static const char *const formats[] = { "text", "markdown", "json", "text" };
+static const char *const formats[] = {"text", "markdown", "json", "text"};
 
 /* What the comparison relies on: the functions of an accepted side add up
  * to at most its total. */
@@ -47,8 +47,8 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static FILE *sink;
-	struct diff_opts opts = { .threshold = 1.0, .confidence = 99.0 };
-	struct diff d = { .opts = &opts };
+	struct diff_opts opts = {.threshold = 1.0, .confidence = 99.0};
+	struct diff d = {.opts = &opts};
 	const char *base, *new, *nul;
 	size_t nbase, nnew;
 
@@ -66,8 +66,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	new = nul ? nul + 1 : base;
 	nnew = nul ? size - 2 - nbase : nbase;
 	if (load(&d.base, "base", base, nbase) == 0 &&
-	    load(&d.new, "new", new, nnew) == 0 &&
-	    diff_compute(&d) == 0) {
+	    load(&d.new, "new", new, nnew) == 0 && diff_compute(&d) == 0) {
 		diff_write(&d, sink);
 		(void)diff_fails(&d);
 	}

@@ -26,8 +26,8 @@ static const char magic[PROFRUN_MAGIC_LEN] = PROFRUN_MAGIC;
 static const uint8_t *
 next_member(const uint8_t *from, const uint8_t *end)
 {
-	const uint8_t *m = from < end ? memmem(from, (size_t)(end - from), magic,
-						sizeof(magic))
+	const uint8_t *m = from < end ? memmem(from, (size_t)(end - from),
+					       magic, sizeof(magic))
 				      : NULL;
 
 	return m ? m : end;
@@ -44,7 +44,8 @@ load_members(const uint8_t *data, const uint8_t *end, struct run *run)
 	while (m < end && run->n < MAX_MEMBERS) {
 		next = next_member(m + sizeof(magic), end);
 		p = &run->members[run->n];
-		if (profile_parse(m, (size_t)(next - m), p, err, sizeof(err)) == 0) {
+		if (profile_parse(m, (size_t)(next - m), p, err, sizeof(err)) ==
+		    0) {
 			if (p->exe[0] != '\0') {
 				free(p->exe);
 				p->exe = strdup(FUZZ_EXE);
@@ -76,8 +77,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static FILE *sink;
 	struct profile members[MAX_MEMBERS];
-	struct run run = { .path = (char *)"fuzz", .members = members };
-	struct report_opts opts = { .format = "text" };
+	struct run run = {.path = (char *)"fuzz", .members = members};
+	struct report_opts opts = {.format = "text"};
 	size_t i;
 
 	if (size < 1)

@@ -19,7 +19,8 @@ check_accepted(const struct profile *p)
 
 	fuzz_assert(p->exe != NULL, "no executable string");
 	fuzz_assert(p->note == NULL || p->note[0] != '\0', "empty note kept");
-	fuzz_assert(strlen(p->build_id) == 2 * h->build_id_len, "build-id length");
+	fuzz_assert(strlen(p->build_id) == 2 * h->build_id_len,
+		    "build-id length");
 	for (i = 0; i < p->nsamples; i++) {
 		const struct profile_sample *s = &p->samples[i];
 

@@ -77,7 +77,8 @@ main(int argc, char **argv)
 
 	for (i = 1; i < argc; i++) {
 		if (stat(argv[i], &st) != 0) {
-			fprintf(stderr, "replay: %s: %s\n", argv[i], strerror(errno));
+			fprintf(stderr, "replay: %s: %s\n", argv[i],
+				strerror(errno));
 			return 1;
 		}
 		n = S_ISDIR(st.st_mode) ? replay_dir(argv[i])

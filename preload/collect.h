@@ -56,7 +56,8 @@ collect_bucket_size(uint32_t scale)
 static inline uint32_t
 collect_wrap_hash(uint64_t bucket, uint32_t nslots)
 {
-	return (uint32_t)((bucket * 0x9e3779b97f4a7c15ull) >> 32) & (nslots - 1);
+	return (uint32_t)((bucket * 0x9e3779b97f4a7c15ull) >> 32) &
+	       (nslots - 1);
 }
 
 /* Find KEY's slot at *SLOT_KEY, claiming it by compare-and-swap when it
@@ -144,8 +145,8 @@ collect_outside(const struct collect *c, uintptr_t pc)
 
 	if (c->pcs == NULL)
 		return;
-	key = collect_pc_key(pc, __atomic_load_n(&h->mod_generation,
-						 __ATOMIC_RELAXED));
+	key = collect_pc_key(
+		pc, __atomic_load_n(&h->mod_generation, __ATOMIC_RELAXED));
 	if (key == 0) {
 		__atomic_add_fetch(&h->pcs_unmapped, 1, __ATOMIC_RELAXED);
 	} else if (collect_pc_record(c->pcs, c->pc_slots, PROFRUN_PC_PROBE,

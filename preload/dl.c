@@ -83,21 +83,21 @@ shim_dlmopen_target(void)
 #else
 #define LANDING ""
 #endif
-#define TRAMPOLINE(fn)                                                   \
-	__asm__(".text\n"                                                \
-		".globl " #fn "\n"                                       \
-		".type " #fn ", @function\n"                             \
-		".p2align 4\n" #fn ":\n"                                 \
-		".cfi_startproc\n" LANDING                               \
-		"push %rdi\n.cfi_adjust_cfa_offset 8\n"                  \
-		"push %rsi\n.cfi_adjust_cfa_offset 8\n"                  \
-		"push %rdx\n.cfi_adjust_cfa_offset 8\n"                  \
-		"call shim_" #fn "_target\n"                             \
-		"pop %rdx\n.cfi_adjust_cfa_offset -8\n"                  \
-		"pop %rsi\n.cfi_adjust_cfa_offset -8\n"                  \
-		"pop %rdi\n.cfi_adjust_cfa_offset -8\n"                  \
-		"jmp *%rax\n"                                            \
-		".cfi_endproc\n"                                         \
+#define TRAMPOLINE(fn)                                                         \
+	__asm__(".text\n"                                                      \
+		".globl " #fn "\n"                                             \
+		".type " #fn ", @function\n"                                   \
+		".p2align 4\n" #fn ":\n"                                       \
+		".cfi_startproc\n" LANDING                                     \
+		"push %rdi\n.cfi_adjust_cfa_offset 8\n"                        \
+		"push %rsi\n.cfi_adjust_cfa_offset 8\n"                        \
+		"push %rdx\n.cfi_adjust_cfa_offset 8\n"                        \
+		"call shim_" #fn "_target\n"                                   \
+		"pop %rdx\n.cfi_adjust_cfa_offset -8\n"                        \
+		"pop %rsi\n.cfi_adjust_cfa_offset -8\n"                        \
+		"pop %rdi\n.cfi_adjust_cfa_offset -8\n"                        \
+		"jmp *%rax\n"                                                  \
+		".cfi_endproc\n"                                               \
 		".size " #fn ", . - " #fn "\n")
 #elif defined(__aarch64__)
 #ifdef __ARM_FEATURE_BTI_DEFAULT
@@ -105,26 +105,25 @@ shim_dlmopen_target(void)
 #else
 #define LANDING ""
 #endif
-#define TRAMPOLINE(fn)                                                   \
-	__asm__(".text\n"                                                \
-		".globl " #fn "\n"                                       \
-		".type " #fn ", %function\n"                             \
-		".p2align 4\n" #fn ":\n"                                 \
-		".cfi_startproc\n" LANDING                               \
-		"stp x29, x30, [sp, -48]!\n"                             \
-		".cfi_def_cfa_offset 48\n"                               \
-		".cfi_offset 29, -48\n.cfi_offset 30, -40\n"             \
-		"mov x29, sp\n"                                          \
-		"stp x0, x1, [sp, 16]\n"                                 \
-		"str x2, [sp, 32]\n"                                     \
-		"bl shim_" #fn "_target\n"                               \
-		"mov x16, x0\n"                                          \
-		"ldp x0, x1, [sp, 16]\n"                                 \
-		"ldr x2, [sp, 32]\n"                                     \
-		"ldp x29, x30, [sp], 48\n"                               \
-		".cfi_def_cfa_offset 0\n"                                \
-		"br x16\n"                                               \
-		".cfi_endproc\n"                                         \
+#define TRAMPOLINE(fn)                                                         \
+	__asm__(".text\n"                                                      \
+		".globl " #fn "\n"                                             \
+		".type " #fn ", %function\n"                                   \
+		".p2align 4\n" #fn ":\n"                                       \
+		".cfi_startproc\n" LANDING "stp x29, x30, [sp, -48]!\n"        \
+		".cfi_def_cfa_offset 48\n"                                     \
+		".cfi_offset 29, -48\n.cfi_offset 30, -40\n"                   \
+		"mov x29, sp\n"                                                \
+		"stp x0, x1, [sp, 16]\n"                                       \
+		"str x2, [sp, 32]\n"                                           \
+		"bl shim_" #fn "_target\n"                                     \
+		"mov x16, x0\n"                                                \
+		"ldp x0, x1, [sp, 16]\n"                                       \
+		"ldr x2, [sp, 32]\n"                                           \
+		"ldp x29, x30, [sp], 48\n"                                     \
+		".cfi_def_cfa_offset 0\n"                                      \
+		"br x16\n"                                                     \
+		".cfi_endproc\n"                                               \
 		".size " #fn ", . - " #fn "\n")
 #endif
 

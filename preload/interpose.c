@@ -37,7 +37,7 @@ static signal_fn real_signal;
 static monstartup_fn real___monstartup;
 
 /* Call real_<fn>, or fail with ENOSYS if it cannot be found. */
-#define CALL_REAL(fn, fail, ...) \
+#define CALL_REAL(fn, fail, ...)                                               \
 	(REAL(fn) != NULL ? real_##fn(__VA_ARGS__) : (errno = ENOSYS, (fail)))
 
 /* Not async-signal-safe (dlsym). */
@@ -167,18 +167,18 @@ collect_args(char **argv, size_t n, const char *arg0, va_list ap)
 }
 
 /* execl(), execlp(), execle(): collect the list, then the execv* above. */
-#define EXECL_ARGV(argv, arg0, after)            \
-	va_list ap;                              \
-	size_t n_;                               \
-	va_start(ap, arg0);                      \
-	n_ = count_args(arg0, ap);               \
-	va_end(ap);                              \
-	char *argv[n_ + 1];                      \
-	va_start(ap, arg0);                      \
-	collect_args(argv, n_, arg0, ap);        \
-	if (n_ > 0)                              \
-		(void)va_arg(ap, char *);        \
-	after;                                   \
+#define EXECL_ARGV(argv, arg0, after)                                          \
+	va_list ap;                                                            \
+	size_t n_;                                                             \
+	va_start(ap, arg0);                                                    \
+	n_ = count_args(arg0, ap);                                             \
+	va_end(ap);                                                            \
+	char *argv[n_ + 1];                                                    \
+	va_start(ap, arg0);                                                    \
+	collect_args(argv, n_, arg0, ap);                                      \
+	if (n_ > 0)                                                            \
+		(void)va_arg(ap, char *);                                      \
+	after;                                                                 \
 	va_end(ap)
 
 EXPORT int
@@ -328,7 +328,8 @@ __monstartup(unsigned long lowpc, unsigned long highpc)
 {
 	if (shim_owns_profile())
 		shim_rival(PROFRUN_F_RIVAL_PROFIL,
-			   "program runs gprof's profil() itself (built with -pg)");
+			   "program runs gprof's profil() itself (built with "
+			   "-pg)");
 	if (REAL(__monstartup) != NULL)
 		real___monstartup(lowpc, highpc);
 }

@@ -25,11 +25,12 @@
 #define VDSO_NAME "linux-vdso.so.1"
 
 static struct {
-	struct profrun_header *hdr;   /* the member file, NULL when none */
-	uint32_t str_used;	      /* bytes of the module strings in use */
-	int busy;		      /* a scan is running */
-	int pending;		      /* a scan was asked for */
-	bool seen[PROFRUN_MODULE_SLOTS]; /* during a scan: record still loaded */
+	struct profrun_header *hdr; /* the member file, NULL when none */
+	uint32_t str_used;	    /* bytes of the module strings in use */
+	int busy;		    /* a scan is running */
+	int pending;		    /* a scan was asked for */
+	bool seen
+		[PROFRUN_MODULE_SLOTS]; /* during a scan: record still loaded */
 } ms;
 
 /* One object found by a scan. */
@@ -40,7 +41,7 @@ struct object {
 
 struct scan {
 	const char *main_exe;
-	uint32_t gen;	  /* generation the scan's changes get */
+	uint32_t gen; /* generation the scan's changes get */
 	bool changed;
 	char buf[PATH_MAX];
 };
@@ -53,8 +54,7 @@ records(struct profrun_header *h)
 
 /* ---------------------------------------------------------------- vdso */
 /* The vdso's ELF header, or NULL.  Async-signal-safe. */
-static const ElfW(Ehdr) *
-vdso_ehdr(void)
+static const ElfW(Ehdr) * vdso_ehdr(void)
 {
 	const ElfW(Ehdr) *e = (const ElfW(Ehdr) *)getauxval(AT_SYSINFO_EHDR);
 
@@ -68,7 +68,7 @@ uint32_t
 modules_vdso_size(void)
 {
 	const ElfW(Ehdr) *e = vdso_ehdr();
-	const ElfW(Phdr) *ph;
+	const ElfW(Phdr) * ph;
 	uint64_t end;
 
 	if (e == NULL || e->e_phentsize != sizeof(ElfW(Phdr)))
@@ -138,7 +138,8 @@ describe(struct object *o, struct dl_phdr_info *info, struct scan *s)
 	memset(&o->rec, 0, sizeof(o->rec));
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		const uint8_t *mem = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+		const uint8_t *mem =
+			(const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
 
 		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
 			if (ph->p_vaddr < lo)
@@ -147,8 +148,8 @@ describe(struct object *o, struct dl_phdr_info *info, struct scan *s)
 				hi = ph->p_vaddr + ph->p_memsz;
 		} else if (ph->p_type == PT_NOTE && o->rec.build_id_len == 0) {
 			o->rec.build_id_len = target_note_build_id(
-				mem, mem + ph->p_memsz, ph->p_align == 8 ? 8 : 4,
-				o->rec.build_id);
+				mem, mem + ph->p_memsz,
+				ph->p_align == 8 ? 8 : 4, o->rec.build_id);
 		}
 	}
 	if (hi <= lo)
@@ -179,7 +180,8 @@ find_live(struct profrun_header *h, const struct object *o, uint32_t *index)
 
 	for (uint32_t i = 0; i < h->module_count; i++) {
 		if (r[i].gen_unloaded != 0 || r[i].start != o->rec.start ||
-		    r[i].end != o->rec.end || r[i].load_bias != o->rec.load_bias ||
+		    r[i].end != o->rec.end ||
+		    r[i].load_bias != o->rec.load_bias ||
 		    r[i].kind != o->rec.kind ||
 		    strcmp((char *)h + r[i].path_off, o->path) != 0)
 			continue;
@@ -238,8 +240,8 @@ scan_once(const char *main_exe)
 	struct profrun_header *h = ms.hdr;
 	struct profrun_module *r = records(h);
 	uint32_t gen = h->mod_generation;
-	struct scan s = { .main_exe = main_exe,
-			  .gen = gen < PROFRUN_GEN_MAX ? gen + 1 : gen };
+	struct scan s = {.main_exe = main_exe,
+			 .gen = gen < PROFRUN_GEN_MAX ? gen + 1 : gen};
 	uint32_t i;
 
 	memset(ms.seen, 0, sizeof(ms.seen));

@@ -31,7 +31,7 @@ static struct {
 	const char *output; /* run directory */
 	uint32_t freq;	    /* Hz */
 	bool quiet;
-} cfg = { .freq = SHIM_DEFAULT_FREQ };
+} cfg = {.freq = SHIM_DEFAULT_FREQ};
 
 enum setting_kind { SET_STRING, SET_FREQ, SET_BOOL };
 
@@ -41,28 +41,29 @@ static const struct setting {
 	void *dst;
 } settings[] = {
 	/* QUIET first: it governs the warnings of the others. */
-	{ "PROFRUN_QUIET", SET_BOOL, &cfg.quiet },
-	{ "PROFRUN_OUTPUT", SET_STRING, &cfg.output },
-	{ "PROFRUN_FREQ", SET_FREQ, &cfg.freq },
+	{"PROFRUN_QUIET", SET_BOOL, &cfg.quiet},
+	{"PROFRUN_OUTPUT", SET_STRING, &cfg.output},
+	{"PROFRUN_FREQ", SET_FREQ, &cfg.freq},
 };
 
 /* ---------------------------------------------------------------- state */
 static struct {
 	enum shim_state state;
-	pid_t owner;			/* pid whose profile g.hdr is */
-	struct profrun_header *hdr;	/* the mapped member file */
+	pid_t owner;		    /* pid whose profile g.hdr is */
+	struct profrun_header *hdr; /* the mapped member file */
 	struct layout layout;
 	struct collect col;
 	struct target tgt;
-	uint32_t vdso_size;		/* bytes of the vdso image kept */
-	char dir[PATH_MAX];		/* absolute run directory */
+	uint32_t vdso_size; /* bytes of the vdso image kept */
+	char dir[PATH_MAX]; /* absolute run directory */
 } g;
 
 /* Not async-signal-safe on first call (dlsym). */
 void *
 shim_resolve(const char *name, void **slot)
 {
-	static __thread int resolving __attribute__((tls_model("initial-exec")));
+	static __thread int resolving
+		__attribute__((tls_model("initial-exec")));
 	void *p;
 
 	if (resolving)
@@ -100,7 +101,7 @@ static void
 warn_err(const char *what, const char *path, int err)
 {
 	char buf[480];
-	const char *parts[] = { what, path, strerrordesc_np(err) };
+	const char *parts[] = {what, path, strerrordesc_np(err)};
 	size_t len = 0;
 
 	for (size_t i = 0; i < 3; i++) {
@@ -138,8 +139,8 @@ apply_setting(const struct setting *s, const char *value)
 	case SET_FREQ:
 		errno = 0;
 		v = strtoul(value, &end, 10);
-		if (errno || end == value || *end || value[0] == '-' || v == 0 ||
-		    v > SHIM_MAX_FREQ)
+		if (errno || end == value || *end || value[0] == '-' ||
+		    v == 0 || v > SHIM_MAX_FREQ)
 			shim_warn("PROFRUN_FREQ is not a rate in 1..100000 Hz; "
 				  "using 100");
 		else
@@ -209,7 +210,8 @@ set_collect(void *base)
 	g.hdr = base;
 	g.col.hdr = base;
 	g.col.hist = (uint16_t *)((char *)base + g.layout.hist_off);
-	g.col.wraps = (struct profrun_wrap *)((char *)base + g.layout.wraps_off);
+	g.col.wraps =
+		(struct profrun_wrap *)((char *)base + g.layout.wraps_off);
 	g.col.nbuckets = g.layout.nbuckets;
 	g.col.wrap_slots = PROFRUN_WRAP_SLOTS;
 	g.col.offset = (uintptr_t)(g.tgt.text_start + g.tgt.load_bias);
@@ -224,8 +226,8 @@ set_collect(void *base)
 static int
 profile_open(pid_t pid, pid_t ppid, const struct profrun_header *from)
 {
-	struct proc_info p = { pid, ppid, writer_now_ns(), writer_cpu_ns(),
-			       cfg.freq };
+	struct proc_info p = {pid, ppid, writer_now_ns(), writer_cpu_ns(),
+			      cfg.freq};
 	void *base;
 	int dfd, r;
 
@@ -234,7 +236,8 @@ profile_open(pid_t pid, pid_t ppid, const struct profrun_header *from)
 		struct stat st;
 
 		if (lstat(g.dir, &st) == 0 && S_ISLNK(st.st_mode))
-			warn_err("refusing a run directory that is a symbolic link",
+			warn_err("refusing a run directory that is a symbolic "
+				 "link",
 				 g.dir, -dfd);
 		else
 			warn_err("cannot open run directory", g.dir, -dfd);
@@ -370,9 +373,11 @@ shim_exec_failed(bool began)
 	g.hdr->end_ns = 0;
 	g.hdr->cpu_user_ns = 0;
 	g.hdr->cpu_sys_ns = 0;
-	__atomic_store_n(&g.hdr->state, PROFRUN_STATE_RUNNING, __ATOMIC_RELEASE);
+	__atomic_store_n(&g.hdr->state, PROFRUN_STATE_RUNNING,
+			 __ATOMIC_RELEASE);
 	if (g.state == SHIM_ON && timer_start(&g.col, cfg.freq) < 0)
-		mark_stopped(0, "profiling could not restart after a failed exec");
+		mark_stopped(0,
+			     "profiling could not restart after a failed exec");
 	errno = saved;
 }
 

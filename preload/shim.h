@@ -27,9 +27,9 @@
 #include "collect.h"
 #include "profrun/format.h"
 
-#define SHIM_DEFAULT_FREQ 100u	   /* profil()'s own rate (USER_HZ) */
-#define SHIM_MAX_FREQ 100000u	   /* as the CLI: far above any kernel tick */
-#define SHIM_NOTE_MAX 256u	   /* bytes reserved for the note string */
+#define SHIM_DEFAULT_FREQ   100u    /* profil()'s own rate (USER_HZ) */
+#define SHIM_MAX_FREQ	    100000u /* as the CLI: far above any kernel tick */
+#define SHIM_NOTE_MAX	    256u    /* bytes reserved for the note string */
 #define SHIM_DEFAULT_OUTPUT "profrun.prof"
 
 /* ---------------------------------------------------------------- real_<fn>
@@ -50,9 +50,10 @@ extern profil_fn real_profil;
 /* Resolve NAME into *SLOT (not async-signal-safe on first call; afterwards a
  * plain load).  Returns the pointer, or NULL (recursion or not found). */
 void *shim_resolve(const char *name, void **slot);
-#define REAL(fn) \
-	(real_##fn ? real_##fn \
-		   : (__typeof__(real_##fn))shim_resolve(#fn, (void **)&real_##fn))
+#define REAL(fn)                                                               \
+	(real_##fn ? real_##fn                                                 \
+		   : (__typeof__(real_##fn))shim_resolve(#fn,                  \
+							 (void **)&real_##fn))
 
 /* One line "profrun: MSG" on stderr unless PROFRUN_QUIET; errno preserved.
  * Async-signal-safe (one write(2)). */
@@ -99,15 +100,15 @@ void interpose_resolve_all(void);
 
 /* ---------------------------------------------------------------- target.c */
 struct target {
-	uintptr_t load_bias;	/* runtime - link-time */
-	uint64_t text_start;	/* link-time, bucket 0 */
-	uint64_t text_end;	/* link-time end of the covered range */
+	uintptr_t load_bias; /* runtime - link-time */
+	uint64_t text_start; /* link-time, bucket 0 */
+	uint64_t text_end;   /* link-time end of the covered range */
 	uint64_t nbuckets;
-	uint32_t bucket_size;	/* 2, 4, 8, ... */
-	uint32_t scale;		/* 131072 / bucket_size */
+	uint32_t bucket_size; /* 2, 4, 8, ... */
+	uint32_t scale;	      /* 131072 / bucket_size */
 	uint32_t build_id_len;
 	uint8_t build_id[PROFRUN_BUILD_ID_MAX];
-	char exe[PATH_MAX];	/* absolute path of the executable */
+	char exe[PATH_MAX]; /* absolute path of the executable */
 };
 
 /* Size the histogram for link-time text [LO, HI): the smallest bucket size
@@ -163,15 +164,15 @@ void dl_resolve_all(void);
 struct layout {
 	uint64_t strings_off;
 	uint32_t strings_size;
-	uint32_t exe_off;	/* absolute file offset of the exe path */
-	uint32_t note_area;	/* absolute file offset of the note slot */
+	uint32_t exe_off;   /* absolute file offset of the exe path */
+	uint32_t note_area; /* absolute file offset of the note slot */
 	uint64_t wraps_off;
 	uint64_t hist_off;
 	uint64_t nbuckets;
 	uint64_t pcs_off;
 	uint64_t modules_off;
 	uint64_t modstr_off;
-	uint64_t vdso_off;	/* 0 when no vdso image is kept */
+	uint64_t vdso_off; /* 0 when no vdso image is kept */
 	uint32_t vdso_size;
 	uint64_t file_size;
 };

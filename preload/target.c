@@ -84,7 +84,8 @@ on_object(struct dl_phdr_info *info, size_t size, void *data)
 	s->hi = 0;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		const uint8_t *mem = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+		const uint8_t *mem =
+			(const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
 
 		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
 			if (ph->p_vaddr < s->lo)
@@ -93,8 +94,8 @@ on_object(struct dl_phdr_info *info, size_t size, void *data)
 				s->hi = ph->p_vaddr + ph->p_memsz;
 		} else if (ph->p_type == PT_NOTE && s->t->build_id_len == 0) {
 			s->t->build_id_len = target_note_build_id(
-				mem, mem + ph->p_memsz, ph->p_align == 8 ? 8 : 4,
-				s->t->build_id);
+				mem, mem + ph->p_memsz,
+				ph->p_align == 8 ? 8 : 4, s->t->build_id);
 		}
 	}
 	return 1; /* stop after the main executable */
@@ -121,7 +122,7 @@ find_exe_path(struct target *t)
 int
 target_find(struct target *t)
 {
-	struct phdr_scan s = { .t = t };
+	struct phdr_scan s = {.t = t};
 	int r;
 
 	memset(t, 0, sizeof(*t));

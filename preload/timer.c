@@ -18,14 +18,14 @@
 
 #include "shim.h"
 
-static struct collect active;	      /* what the handler counts into */
-static struct sigaction profil_act;   /* profil()'s own handler */
-static struct sigaction program_act;  /* what the program believes it has */
+static struct collect active;	     /* what the handler counts into */
+static struct sigaction profil_act;  /* profil()'s own handler */
+static struct sigaction program_act; /* what the program believes it has */
 static bool have_program_act;
 static bool running;
-static int inflight;		      /* handlers running right now */
+static int inflight; /* handlers running right now */
 
-#define OUR_FLAGS (SA_SIGINFO | SA_RESTART) /* our handler's sa_flags */
+#define OUR_FLAGS   (SA_SIGINFO | SA_RESTART) /* our handler's sa_flags */
 #define DRAIN_SPINS 100000 /* bound on waiting for in-flight handlers */
 
 /* Interrupted PC from the ucontext.  Async-signal-safe. */

@@ -27,8 +27,8 @@
 
 #include "shim.h"
 
-#define ALIGN_UP(x, a) (((x) + (a) - 1) & ~(uint64_t)((a) - 1))
-#define MEMBER_TRIES 10000
+#define ALIGN_UP(x, a) (((x) + (a)-1) & ~(uint64_t)((a)-1))
+#define MEMBER_TRIES   10000
 
 /* Pure, async-signal-safe. */
 void
@@ -40,19 +40,20 @@ writer_layout(struct layout *l, size_t exe_len, uint64_t nbuckets,
 	l->exe_off = (uint32_t)l->strings_off;
 	l->note_area = (uint32_t)(l->strings_off + exe_len + 1);
 	l->wraps_off = ALIGN_UP(l->strings_off + l->strings_size, 64);
-	l->hist_off = l->wraps_off +
-		      PROFRUN_WRAP_SLOTS * (uint64_t)sizeof(struct profrun_wrap);
+	l->hist_off =
+		l->wraps_off +
+		PROFRUN_WRAP_SLOTS * (uint64_t)sizeof(struct profrun_wrap);
 	l->nbuckets = nbuckets;
 	l->pcs_off = ALIGN_UP(l->hist_off + nbuckets * sizeof(uint16_t), 64);
 	l->modules_off = l->pcs_off +
 			 PROFRUN_PC_SLOTS * (uint64_t)sizeof(struct profrun_pc);
-	l->modstr_off = l->modules_off +
-			PROFRUN_MODULE_SLOTS *
-				(uint64_t)sizeof(struct profrun_module);
+	l->modstr_off =
+		l->modules_off +
+		PROFRUN_MODULE_SLOTS * (uint64_t)sizeof(struct profrun_module);
 	l->vdso_off = vdso_size ? l->modstr_off + PROFRUN_MODSTR_SIZE : 0;
 	l->vdso_size = vdso_size;
-	l->file_size = ALIGN_UP(l->modstr_off + PROFRUN_MODSTR_SIZE + vdso_size,
-				8);
+	l->file_size =
+		ALIGN_UP(l->modstr_off + PROFRUN_MODSTR_SIZE + vdso_size, 8);
 }
 
 /* Pure, async-signal-safe. */
@@ -179,8 +180,7 @@ size_member(int fd, uint64_t size)
 
 /* Async-signal-safe. */
 int
-writer_create_member(int dfd, pid_t pid, uint64_t size, void **base,
-		     char *name)
+writer_create_member(int dfd, pid_t pid, uint64_t size, void **base, char *name)
 {
 	char buf[64];
 	int fd = -1, r;
@@ -253,7 +253,8 @@ writer_cpu_ns(void)
 static uint64_t
 tv_ns(const struct timeval *tv)
 {
-	return (uint64_t)tv->tv_sec * 1000000000u + (uint64_t)tv->tv_usec * 1000u;
+	return (uint64_t)tv->tv_sec * 1000000000u +
+	       (uint64_t)tv->tv_usec * 1000u;
 }
 
 /* Async-signal-safe. */

@@ -59,14 +59,16 @@ small_text_gets_two_byte_buckets(void)
 	struct target t;
 
 	memset(&t, 0, sizeof(t));
-	CHECK_EQ(target_size_buckets(&t, 0x1000, 0x1292, PROFRUN_MAX_BUCKETS), 0);
+	CHECK_EQ(target_size_buckets(&t, 0x1000, 0x1292, PROFRUN_MAX_BUCKETS),
+		 0);
 	CHECK_EQ(t.bucket_size, 2);
 	CHECK_EQ(t.scale, 65536);
 	CHECK_EQ(t.text_start, 0x1000);
 	CHECK_EQ(t.nbuckets, 0x149);
 	CHECK_EQ(t.text_end, 0x1292);
 	/* an odd end is covered by a last, partly used bucket */
-	CHECK_EQ(target_size_buckets(&t, 0x1000, 0x1293, PROFRUN_MAX_BUCKETS), 0);
+	CHECK_EQ(target_size_buckets(&t, 0x1000, 0x1293, PROFRUN_MAX_BUCKETS),
+		 0);
 	CHECK_EQ(t.nbuckets, 0x14a);
 	CHECK_EQ(t.text_end, 0x1294);
 }
@@ -85,7 +87,8 @@ big_text_coarsens_to_fit(void)
 	CHECK_EQ(t.bucket_size, 4);
 	CHECK_EQ(t.scale, 32768);
 	CHECK_EQ(t.nbuckets, max / 2 + 1);
-	CHECK_EQ(target_size_buckets(&t, lo, lo + 100ull * 1024 * 1024, max), 0);
+	CHECK_EQ(target_size_buckets(&t, lo, lo + 100ull * 1024 * 1024, max),
+		 0);
 	CHECK_EQ(t.bucket_size, 8);
 	CHECK_EQ(t.scale, 16384);
 	CHECK(t.nbuckets <= max);
@@ -111,10 +114,13 @@ impossible_ranges_are_refused(void)
 {
 	struct target t;
 
-	CHECK_EQ(target_size_buckets(&t, 0x2000, 0x2000, 16), (uint64_t)-EINVAL);
-	CHECK_EQ(target_size_buckets(&t, 0x2000, 0x1000, 16), (uint64_t)-EINVAL);
+	CHECK_EQ(target_size_buckets(&t, 0x2000, 0x2000, 16),
+		 (uint64_t)-EINVAL);
+	CHECK_EQ(target_size_buckets(&t, 0x2000, 0x1000, 16),
+		 (uint64_t)-EINVAL);
 	/* beyond scale 1 (128 KiB buckets) */
-	CHECK_EQ(target_size_buckets(&t, 0, 131072ull * 17, 16), (uint64_t)-E2BIG);
+	CHECK_EQ(target_size_buckets(&t, 0, 131072ull * 17, 16),
+		 (uint64_t)-E2BIG);
 }
 
 /* Runtime PC -> index -> link-time bucket start: the PC's bucket. */
@@ -131,8 +137,8 @@ index_maps_back_to_address(void)
 	h.text_start = t.text_start;
 	h.bucket_size = t.bucket_size;
 	for (uint64_t link = t.text_start; link < hi; link += 12345) {
-		size_t i = collect_bucket_index(link + bias, t.text_start + bias,
-						t.scale);
+		size_t i = collect_bucket_index(link + bias,
+						t.text_start + bias, t.scale);
 		uint64_t a = profrun_bucket_addr(&h, i);
 
 		CHECK(i < t.nbuckets);

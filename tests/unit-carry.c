@@ -14,7 +14,7 @@
 #include "collect.h"
 #include "unit-check.h"
 
-#define NB 8
+#define NB     8
 #define OFFSET 0x555555555000u
 
 static struct profrun_header hdr;
@@ -27,9 +27,15 @@ static struct collect
 make_collect(uint32_t slots)
 {
 	struct collect c = {
-		.hdr = &hdr, .hist = hist, .wraps = tab, .nbuckets = NB,
-		.wrap_slots = slots, .offset = OFFSET, .scale = 65536,
-		.pcs = pcs, .pc_slots = PC_SLOTS,
+		.hdr = &hdr,
+		.hist = hist,
+		.wraps = tab,
+		.nbuckets = NB,
+		.wrap_slots = slots,
+		.offset = OFFSET,
+		.scale = 65536,
+		.pcs = pcs,
+		.pc_slots = PC_SLOTS,
 	};
 
 	memset(&hdr, 0, sizeof(hdr));
@@ -82,7 +88,9 @@ count_is_exact_across_a_wrap(void)
 	CHECK_EQ(hdr.flags, 0);
 	for (int b = 0; b < NB; b++)
 		if (b != 5)
-			CHECK_EQ(collect_exact_count(hist, tab, PROFRUN_WRAP_SLOTS, b), 0);
+			CHECK_EQ(collect_exact_count(hist, tab,
+						     PROFRUN_WRAP_SLOTS, b),
+				 0);
 }
 
 static void
@@ -92,7 +100,7 @@ three_wraps_and_neighbours(void)
 	uint64_t want = 3 * 65536 + 17;
 
 	for (uint64_t n = 0; n < want; n++) {
-		sample(&c, OFFSET);	       /* bucket 0 */
+		sample(&c, OFFSET); /* bucket 0 */
 		if (n % 1000 == 0)
 			sample(&c, OFFSET + 14); /* bucket 7 */
 	}
@@ -141,7 +149,7 @@ full_table_counts_lost_wraps(void)
 	CHECK_EQ(collect_wrap_record(tab, 4, 6), -1);
 }
 
-#define THREADS 4
+#define THREADS	   4
 #define PER_THREAD 20000
 
 static void *

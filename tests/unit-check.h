@@ -8,24 +8,24 @@
 
 static int check_failures;
 
-#define CHECK(cond)                                                        \
-	do {                                                               \
-		if (!(cond)) {                                             \
-			fprintf(stderr, "%s:%d: check failed: %s\n",       \
-				__FILE__, __LINE__, #cond);                \
-			check_failures++;                                  \
-		}                                                          \
+#define CHECK(cond)                                                            \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
+				__LINE__, #cond);                              \
+			check_failures++;                                      \
+		}                                                              \
 	} while (0)
 
-#define CHECK_EQ(a, b)                                                     \
-	do {                                                               \
-		unsigned long long a_ = (unsigned long long)(a);           \
-		unsigned long long b_ = (unsigned long long)(b);           \
-		if (a_ != b_) {                                            \
-			fprintf(stderr, "%s:%d: %s == %s: %llu != %llu\n", \
-				__FILE__, __LINE__, #a, #b, a_, b_);       \
-			check_failures++;                                  \
-		}                                                          \
+#define CHECK_EQ(a, b)                                                         \
+	do {                                                                   \
+		unsigned long long a_ = (unsigned long long)(a);               \
+		unsigned long long b_ = (unsigned long long)(b);               \
+		if (a_ != b_) {                                                \
+			fprintf(stderr, "%s:%d: %s == %s: %llu != %llu\n",     \
+				__FILE__, __LINE__, #a, #b, a_, b_);           \
+			check_failures++;                                      \
+		}                                                              \
 	} while (0)
 
 #define CHECK_DONE() return check_failures ? 1 : 0

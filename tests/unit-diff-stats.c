@@ -29,7 +29,7 @@ static void
 test_holm(void)
 {
 	/* alpha 0.05, m 4: thresholds 0.0125, 0.0167, 0.025, 0.05 */
-	const double p[4] = { 0.04, 0.001, 0.015, 0.03 };
+	const double p[4] = {0.04, 0.001, 0.015, 0.03};
 	bool sig[4];
 
 	holm_significant(p, 4, 0.05, sig);
@@ -37,7 +37,7 @@ test_holm(void)
 	CHECK(!sig[3] && !sig[0]); /* 0.03 > 0.025 stops the procedure */
 
 	/* Holm is never weaker than Bonferroni */
-	const double q[3] = { 0.01, 0.02, 0.5 };
+	const double q[3] = {0.01, 0.02, 0.5};
 	holm_significant(q, 3, 0.05, sig);
 	CHECK(sig[0] && sig[1] && !sig[2]);
 	holm_significant(q, 0, 0.05, sig);

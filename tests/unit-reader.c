@@ -18,23 +18,23 @@
 #include "cli/profile.h"
 
 /* Geometry of the minimal valid member built by make_valid(). */
-#define NBUCKETS 8
-#define NSLOTS 4
-#define STRINGS_OFF PROFRUN_HEADER_SIZE
+#define NBUCKETS     8
+#define NSLOTS	     4
+#define STRINGS_OFF  PROFRUN_HEADER_SIZE
 #define STRINGS_SIZE 32
-#define WRAPS_OFF (STRINGS_OFF + STRINGS_SIZE)
-#define HIST_OFF (WRAPS_OFF + NSLOTS * 16)
-#define PCS_OFF (HIST_OFF + NBUCKETS * 2)
-#define NPCS 4
-#define MODS_OFF (PCS_OFF + NPCS * 16)
-#define NMODS 2
-#define MODSTR_OFF (MODS_OFF + NMODS * 112)
-#define MODSTR_SIZE 32
-#define VDSO_OFF (MODSTR_OFF + MODSTR_SIZE)
-#define VDSO_SIZE 16
-#define FILE_SIZE (VDSO_OFF + VDSO_SIZE)
-#define TEXT_START 0x1000u
-#define GEN1 (1ull << PROFRUN_PC_BITS)
+#define WRAPS_OFF    (STRINGS_OFF + STRINGS_SIZE)
+#define HIST_OFF     (WRAPS_OFF + NSLOTS * 16)
+#define PCS_OFF	     (HIST_OFF + NBUCKETS * 2)
+#define NPCS	     4
+#define MODS_OFF     (PCS_OFF + NPCS * 16)
+#define NMODS	     2
+#define MODSTR_OFF   (MODS_OFF + NMODS * 112)
+#define MODSTR_SIZE  32
+#define VDSO_OFF     (MODSTR_OFF + MODSTR_SIZE)
+#define VDSO_SIZE    16
+#define FILE_SIZE    (VDSO_OFF + VDSO_SIZE)
+#define TEXT_START   0x1000u
+#define GEN1	     (1ull << PROFRUN_PC_BITS)
 
 static int failures;
 static int messages;
@@ -93,7 +93,7 @@ set_hist(struct image *im, unsigned i, uint16_t v)
 static void
 set_wrap(struct image *im, unsigned slot, uint64_t key, uint64_t wraps)
 {
-	struct profrun_wrap w = { key, wraps };
+	struct profrun_wrap w = {key, wraps};
 
 	memcpy(im->buf + WRAPS_OFF + 16 * slot, &w, sizeof(w));
 }
@@ -101,7 +101,7 @@ set_wrap(struct image *im, unsigned slot, uint64_t key, uint64_t wraps)
 static void
 set_pc(struct image *im, unsigned slot, uint64_t key, uint64_t count)
 {
-	struct profrun_pc pc = { key, count };
+	struct profrun_pc pc = {key, count};
 
 	memcpy(im->buf + PCS_OFF + 16 * slot, &pc, sizeof(pc));
 }
@@ -136,15 +136,19 @@ make_outside(struct image *im)
 	strcpy((char *)im->buf + MODSTR_OFF, "/lib/libx.so");
 	strcpy((char *)im->buf + MODSTR_OFF + 13, "linux-vdso.so.1");
 	m = module_rec(im, 0);
-	*m = (struct profrun_module){ .start = 0x7000, .end = 0x8000,
-				      .load_bias = 0x6000,
-				      .path_off = MODSTR_OFF, .gen_loaded = 1,
-				      .build_id_len = 1, .build_id = { 0xcd } };
+	*m = (struct profrun_module){.start = 0x7000,
+				     .end = 0x8000,
+				     .load_bias = 0x6000,
+				     .path_off = MODSTR_OFF,
+				     .gen_loaded = 1,
+				     .build_id_len = 1,
+				     .build_id = {0xcd}};
 	m = module_rec(im, 1);
-	*m = (struct profrun_module){ .start = 0x9000, .end = 0x9100,
-				      .path_off = MODSTR_OFF + 13,
-				      .kind = PROFRUN_MODULE_VDSO,
-				      .gen_loaded = 1 };
+	*m = (struct profrun_module){.start = 0x9000,
+				     .end = 0x9100,
+				     .path_off = MODSTR_OFF + 13,
+				     .kind = PROFRUN_MODULE_VDSO,
+				     .gen_loaded = 1};
 	set_pc(im, 0, 0x7010 | GEN1, 3);
 	set_pc(im, 1, 0x9004 | GEN1, 2);
 	set_pc(im, 3, 0x5000 | GEN1, 1);
@@ -219,7 +223,8 @@ test_valid(void)
 	      "PC table read, sorted by PC, generation split off");
 	check(p.pcs_lost == 2 && p.pcs_unmapped == 1 && p.pcs_unrecorded == 0,
 	      "table, lost and unmapped add up to outside");
-	check(p.nmodules == 2 && strcmp(p.modules[0].path, "/lib/libx.so") == 0 &&
+	check(p.nmodules == 2 &&
+		      strcmp(p.modules[0].path, "/lib/libx.so") == 0 &&
 		      strcmp(p.modules[0].build_id, "cd") == 0 &&
 		      p.modules[1].kind == PROFRUN_MODULE_VDSO,
 	      "module records");
@@ -492,47 +497,47 @@ static const struct {
 	const char *name;
 	void (*damage)(struct image *im);
 } damages[] = {
-	{ "PC table beyond the file", pcs_beyond_file },
-	{ "PC slots not a power of 2", pc_slots_not_pow2 },
-	{ "PC key without a PC", pc_key_without_pc },
-	{ "absurd PC count", pc_count_absurd },
-	{ "module_count above module_slots", module_count_above_slots },
-	{ "module path outside the module strings", module_path_outside },
-	{ "module path unterminated", module_path_unterminated },
-	{ "module build-id too long", module_build_id_too_long },
-	{ "module range reversed", module_range_reversed },
-	{ "module kind unknown", module_kind_unknown },
-	{ "vdso image too large", vdso_too_large },
-	{ "module records overlap the PC table", modules_overlap_pcs },
-	{ "absurd lost count", lost_absurd },
-	{ "bad magic", bad_magic },
-	{ "newer min_version", newer_min_version },
-	{ "version 0", version_zero },
-	{ "truncated", truncated },
-	{ "shorter than a header", shorter_than_header },
-	{ "file_size mismatch", file_size_mismatch },
-	{ "empty", empty },
-	{ "header_size too small", small_header_size },
-	{ "string area out of range", strings_out_of_range },
-	{ "string area inside the header", strings_inside_header },
-	{ "histogram out of range", hist_out_of_range },
-	{ "offset overflows", offset_overflow },
-	{ "wrap table overlaps histogram", wraps_overlap_hist },
-	{ "bucket_size not a power of 2", bucket_size_not_pow2 },
-	{ "bucket_size 0", bucket_size_zero },
-	{ "scale does not match bucket_size", scale_mismatch },
-	{ "nbuckets claiming terabytes", absurd_nbuckets },
-	{ "no buckets", nbuckets_zero },
-	{ "text range does not match buckets", text_range_mismatch },
-	{ "text range reversed", text_range_reversed },
-	{ "unterminated exe string", unterminated_exe },
-	{ "exe_off outside the strings", exe_off_outside },
-	{ "exe_off outside the string area", exe_off_relative },
-	{ "note_off outside the strings", note_off_outside },
-	{ "build_id_len too long", build_id_too_long },
-	{ "wrap key beyond nbuckets", wrap_key_out_of_range },
-	{ "absurd wrap count", wrap_count_absurd },
-	{ "wrap table beyond the file", wrap_table_beyond_file },
+	{"PC table beyond the file", pcs_beyond_file},
+	{"PC slots not a power of 2", pc_slots_not_pow2},
+	{"PC key without a PC", pc_key_without_pc},
+	{"absurd PC count", pc_count_absurd},
+	{"module_count above module_slots", module_count_above_slots},
+	{"module path outside the module strings", module_path_outside},
+	{"module path unterminated", module_path_unterminated},
+	{"module build-id too long", module_build_id_too_long},
+	{"module range reversed", module_range_reversed},
+	{"module kind unknown", module_kind_unknown},
+	{"vdso image too large", vdso_too_large},
+	{"module records overlap the PC table", modules_overlap_pcs},
+	{"absurd lost count", lost_absurd},
+	{"bad magic", bad_magic},
+	{"newer min_version", newer_min_version},
+	{"version 0", version_zero},
+	{"truncated", truncated},
+	{"shorter than a header", shorter_than_header},
+	{"file_size mismatch", file_size_mismatch},
+	{"empty", empty},
+	{"header_size too small", small_header_size},
+	{"string area out of range", strings_out_of_range},
+	{"string area inside the header", strings_inside_header},
+	{"histogram out of range", hist_out_of_range},
+	{"offset overflows", offset_overflow},
+	{"wrap table overlaps histogram", wraps_overlap_hist},
+	{"bucket_size not a power of 2", bucket_size_not_pow2},
+	{"bucket_size 0", bucket_size_zero},
+	{"scale does not match bucket_size", scale_mismatch},
+	{"nbuckets claiming terabytes", absurd_nbuckets},
+	{"no buckets", nbuckets_zero},
+	{"text range does not match buckets", text_range_mismatch},
+	{"text range reversed", text_range_reversed},
+	{"unterminated exe string", unterminated_exe},
+	{"exe_off outside the strings", exe_off_outside},
+	{"exe_off outside the string area", exe_off_relative},
+	{"note_off outside the strings", note_off_outside},
+	{"build_id_len too long", build_id_too_long},
+	{"wrap key beyond nbuckets", wrap_key_out_of_range},
+	{"absurd wrap count", wrap_count_absurd},
+	{"wrap table beyond the file", wrap_table_beyond_file},
 };
 
 static void
@@ -549,8 +554,8 @@ test_damages(void)
 		damages[i].damage(&im);
 		err[0] = '\0';
 		ret = profile_parse(im.buf, im.size, &p, err, sizeof(err));
-		snprintf(what, sizeof(what), "refused: %s (%s)", damages[i].name,
-			 err);
+		snprintf(what, sizeof(what), "refused: %s (%s)",
+			 damages[i].name, err);
 		check(ret == -1 && err[0] != '\0', what);
 		if (ret == 0)
 			profile_fini(&p);
@@ -633,7 +638,8 @@ test_runs(void)
 	write_file("run/notes.txt", "hello", 5);
 	check(run_load(dir, &run) == 0 && run.n == 2 && run.skipped == 1,
 	      "damaged member skipped, healthy ones kept");
-	check(run.n == 2 && run.members[1].seq == 1, "members sorted by sequence");
+	check(run.n == 2 && run.members[1].seq == 1,
+	      "members sorted by sequence");
 	run_fini(&run);
 	free(dir);
 

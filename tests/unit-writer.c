@@ -41,7 +41,7 @@ fixed_inputs(struct target *t, struct proc_info *p)
 	for (int i = 0; i < 20; i++)
 		t->build_id[i] = (uint8_t)(0xa0 + i);
 	strcpy(t->exe, exe);
-	*p = (struct proc_info){ 1234, 1, 1700000000123456789, 5000, 100 };
+	*p = (struct proc_info){1234, 1, 1700000000123456789, 5000, 100};
 }
 
 /* The expected image, field by field at the offsets format.h implies. */
@@ -49,16 +49,16 @@ static void
 expected_image(uint8_t *e)
 {
 	memcpy(e, "PROFRUN\0", 8);
-	put(e, 8, 1, 2);	   /* version */
-	put(e, 10, 1, 2);	   /* min_version */
-	put(e, 12, 512, 4);	   /* header_size */
-	put(e, 16, 423744, 8);	   /* file_size */
-	put(e, 24, 512, 8);	   /* strings_off */
-	put(e, 32, 280, 4);	   /* strings_size: 17 + 256, 8-aligned */
-	put(e, 36, 4096, 4);	   /* wrap_slots */
-	put(e, 40, 832, 8);	   /* wraps_off: 64-aligned */
+	put(e, 8, 1, 2);	    /* version */
+	put(e, 10, 1, 2);	    /* min_version */
+	put(e, 12, 512, 4);	    /* header_size */
+	put(e, 16, 423744, 8);	    /* file_size */
+	put(e, 24, 512, 8);	    /* strings_off */
+	put(e, 32, 280, 4);	    /* strings_size: 17 + 256, 8-aligned */
+	put(e, 36, 4096, 4);	    /* wrap_slots */
+	put(e, 40, 832, 8);	    /* wraps_off: 64-aligned */
 	put(e, 48, 832 + 65536, 8); /* hist_off */
-	put(e, 56, 512, 8);	   /* nbuckets */
+	put(e, 56, 512, 8);	    /* nbuckets */
 	put(e, 64, 0x1000, 8);
 	put(e, 72, 0x1400, 8);
 	put(e, 80, 0x555555554000u, 8);
@@ -66,25 +66,25 @@ expected_image(uint8_t *e)
 	put(e, 92, 65536, 4);
 	put(e, 96, 1234, 4);
 	put(e, 100, 1, 4);
-	put(e, 104, 512, 4);	   /* exe_off: a file offset */
-	put(e, 108, 0, 4);	   /* note_off: none yet */
+	put(e, 104, 512, 4); /* exe_off: a file offset */
+	put(e, 108, 0, 4);   /* note_off: none yet */
 	put(e, 112, 20, 4);
 	for (int i = 0; i < 20; i++)
 		e[120 + i] = (uint8_t)(0xa0 + i);
-	put(e, 184, 100, 4);	   /* rate_requested */
+	put(e, 184, 100, 4); /* rate_requested */
 	put(e, 192, 1700000000123456789, 8);
-	put(e, 224, 5000, 8);	   /* cpu_start_ns */
-	put(e, 264, 0, 4);	   /* state RUNNING */
+	put(e, 224, 5000, 8);	    /* cpu_start_ns */
+	put(e, 264, 0, 4);	    /* state RUNNING */
 	put(e, 272, 0xffffffff, 4); /* exit_code -1 */
-	put(e, 280, 67392, 8);	   /* pcs_off: after the histogram, aligned */
-	put(e, 288, 16384, 4);	   /* pc_slots */
-	put(e, 292, 32, 4);	   /* pc_probe */
+	put(e, 280, 67392, 8);	    /* pcs_off: after the histogram, aligned */
+	put(e, 288, 16384, 4);	    /* pc_slots */
+	put(e, 292, 32, 4);	    /* pc_probe */
 	put(e, 304, 67392 + 16384 * 16, 8); /* modules_off */
-	put(e, 312, 512, 4);	   /* module_slots */
+	put(e, 312, 512, 4);		    /* module_slots */
 	put(e, 320, 329536 + 512 * 112, 8); /* modstr_off */
-	put(e, 328, 32768, 4);	   /* modstr_size */
-	put(e, 340, 4096, 4);	   /* vdso_size */
-	put(e, 344, 386880 + 32768, 8); /* vdso_off */
+	put(e, 328, 32768, 4);		    /* modstr_size */
+	put(e, 340, 4096, 4);		    /* vdso_size */
+	put(e, 344, 386880 + 32768, 8);	    /* vdso_off */
 	memcpy(e + 512, exe, sizeof(exe));
 }
 
@@ -181,7 +181,7 @@ members_never_overwrite(void)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 32], name[64];
 	const char victim_text[] = "precious";
-	char buf[16] = { 0 };
+	char buf[16] = {0};
 	void *a, *b;
 	struct stat st;
 	int dfd, fd, fds_before;

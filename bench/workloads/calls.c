@@ -8,7 +8,7 @@
 
 volatile unsigned long bench_sink = 1;
 
-#define FIB_N 30
+#define FIB_N		  30
 #define REPEATS_PER_SCALE 300UL
 
 __attribute__((noipa)) unsigned long
@@ -22,8 +22,8 @@ fib(unsigned n)
 int
 main(int argc, char **argv)
 {
-	unsigned long repeats =
-		(unsigned long)(bench_arg(argc, argv, 1, 1.0) * REPEATS_PER_SCALE);
+	unsigned long repeats = (unsigned long)(bench_arg(argc, argv, 1, 1.0) *
+						REPEATS_PER_SCALE);
 	unsigned long sum = 0;
 
 	for (unsigned long r = 0; r < repeats; r++)

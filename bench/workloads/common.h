@@ -10,12 +10,13 @@ extern volatile unsigned long bench_sink;
 
 /* One LCG step per iteration: a dependent multiply-add chain, so the
  * compiler can neither vectorise nor shorten it. */
-#define BENCH_BODY(n)                                                       \
-	do {                                                                \
-		unsigned long x_ = bench_sink;                              \
-		for (unsigned long i_ = 0; i_ < (n); i_++)                  \
-			x_ = x_ * 6364136223846793005UL + 1442695040888963407UL; \
-		bench_sink = x_;                                            \
+#define BENCH_BODY(n)                                                          \
+	do {                                                                   \
+		unsigned long x_ = bench_sink;                                 \
+		for (unsigned long i_ = 0; i_ < (n); i_++)                     \
+			x_ = x_ * 6364136223846793005UL +                      \
+			     1442695040888963407UL;                            \
+		bench_sink = x_;                                               \
 	} while (0)
 
 static inline double

@@ -11,7 +11,7 @@
 volatile unsigned long bench_sink = 1;
 
 /* Iterations per share point in one round. */
-#define UNIT 20000UL
+#define UNIT		 20000UL
 #define ROUNDS_PER_SCALE 300UL
 
 __attribute__((noipa)) void
@@ -41,8 +41,8 @@ share_05(unsigned long n)
 int
 main(int argc, char **argv)
 {
-	unsigned long rounds =
-		(unsigned long)(bench_arg(argc, argv, 1, 1.0) * ROUNDS_PER_SCALE);
+	unsigned long rounds = (unsigned long)(bench_arg(argc, argv, 1, 1.0) *
+					       ROUNDS_PER_SCALE);
 
 	for (unsigned long r = 0; r < rounds; r++) {
 		share_50(50 * UNIT);

@@ -10,7 +10,7 @@
 
 volatile unsigned long bench_sink = 1;
 
-#define SLOTS (8UL << 20) /* 8 Mi slots of 8 bytes */
+#define SLOTS		(8UL << 20) /* 8 Mi slots of 8 bytes */
 #define STEPS_PER_SCALE (8UL << 20)
 
 static unsigned long
@@ -49,8 +49,8 @@ chase(const size_t *next, size_t start, unsigned long steps)
 int
 main(int argc, char **argv)
 {
-	unsigned long steps =
-		(unsigned long)(bench_arg(argc, argv, 1, 1.0) * STEPS_PER_SCALE);
+	unsigned long steps = (unsigned long)(bench_arg(argc, argv, 1, 1.0) *
+					      STEPS_PER_SCALE);
 	size_t *next = malloc(SLOTS * sizeof(*next));
 
 	if (!next) {

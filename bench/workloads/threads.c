@@ -8,7 +8,7 @@
 
 volatile unsigned long bench_sink = 1;
 
-#define NTHREADS 4
+#define NTHREADS	4
 #define ITERS_PER_SCALE 250000000UL
 
 struct job {
@@ -38,8 +38,8 @@ thread_work(void *arg)
 int
 main(int argc, char **argv)
 {
-	unsigned long iters =
-		(unsigned long)(bench_arg(argc, argv, 1, 1.0) * ITERS_PER_SCALE);
+	unsigned long iters = (unsigned long)(bench_arg(argc, argv, 1, 1.0) *
+					      ITERS_PER_SCALE);
 	pthread_t tid[NTHREADS];
 	struct job jobs[NTHREADS];
 	unsigned long sum = 0;
@@ -55,6 +55,7 @@ main(int argc, char **argv)
 		pthread_join(tid[t], NULL);
 		sum += jobs[t].result;
 	}
-	printf("threads: %d x %lu iterations, sum %lu\n", NTHREADS, iters, sum & 0xff);
+	printf("threads: %d x %lu iterations, sum %lu\n", NTHREADS, iters,
+	       sum & 0xff);
 	return 0;
 }

@@ -33,24 +33,24 @@
 
 #include <stdint.h>
 
-#define PROFRUN_MAGIC "PROFRUN\0"
-#define PROFRUN_MAGIC_LEN 8
-#define PROFRUN_VERSION 1	  /* version this code writes */
-#define PROFRUN_MIN_VERSION 1	  /* oldest reader version able to read it */
-#define PROFRUN_HEADER_SIZE 512u /* bytes reserved for the header */
+#define PROFRUN_MAGIC	     "PROFRUN\0"
+#define PROFRUN_MAGIC_LEN    8
+#define PROFRUN_VERSION	     1	  /* version this code writes */
+#define PROFRUN_MIN_VERSION  1	  /* oldest reader version able to read it */
+#define PROFRUN_HEADER_SIZE  512u /* bytes reserved for the header */
 #define PROFRUN_BUILD_ID_MAX 64u
-#define PROFRUN_WRAP_SLOTS 4096u /* power of two */
-#define PROFRUN_PC_SLOTS 16384u	  /* power of two: 256 KiB of PCs */
-#define PROFRUN_PC_PROBE 32u	  /* longest probe for a PC's slot */
-#define PROFRUN_MODULE_SLOTS 512u /* module records (56 KiB) */
-#define PROFRUN_MODSTR_SIZE 32768u /* bytes for their paths */
-#define PROFRUN_VDSO_MAX 65536u	  /* largest vdso image copied */
+#define PROFRUN_WRAP_SLOTS   4096u  /* power of two */
+#define PROFRUN_PC_SLOTS     16384u /* power of two: 256 KiB of PCs */
+#define PROFRUN_PC_PROBE     32u    /* longest probe for a PC's slot */
+#define PROFRUN_MODULE_SLOTS 512u   /* module records (56 KiB) */
+#define PROFRUN_MODSTR_SIZE  32768u /* bytes for their paths */
+#define PROFRUN_VDSO_MAX     65536u /* largest vdso image copied */
 
 /* A key of the PC table: the runtime PC in the low 48 bits, the module
  * generation current when it was sampled in the high 16. */
 #define PROFRUN_PC_BITS 48
 #define PROFRUN_PC_MASK ((1ull << PROFRUN_PC_BITS) - 1)
-#define PROFRUN_GEN_MAX 0xffffu	  /* generations saturate here */
+#define PROFRUN_GEN_MAX 0xffffu /* generations saturate here */
 
 /* Cap on the histogram: 16 Mi buckets (32 MiB of uint16_t).  Text larger
  * than 32 MiB gets coarser buckets (the bucket size doubles until the text
@@ -59,20 +59,23 @@
 
 /* header.state */
 enum profrun_state {
-	PROFRUN_STATE_RUNNING = 0, /* never finished: killed, crashed, _exit() */
-	PROFRUN_STATE_EXITED = 1,  /* exit() or return from main ran our destructor */
-	PROFRUN_STATE_EXECED = 2,  /* the image was replaced by a successful exec */
+	PROFRUN_STATE_RUNNING =
+		0, /* never finished: killed, crashed, _exit() */
+	PROFRUN_STATE_EXITED =
+		1, /* exit() or return from main ran our destructor */
+	PROFRUN_STATE_EXECED =
+		2, /* the image was replaced by a successful exec */
 };
 
 /* header.flags */
 enum profrun_flags {
-	PROFRUN_F_WRAP_OVERFLOW = 1u << 0,  /* wrap table full; counts low */
-	PROFRUN_F_RATE_CLIPPED = 1u << 1,   /* requested rate above kernel's */
-	PROFRUN_F_RIVAL_SIGNAL = 1u << 2,   /* program took over SIGPROF */
-	PROFRUN_F_RIVAL_TIMER = 1u << 3,    /* program re-armed ITIMER_PROF */
-	PROFRUN_F_RIVAL_PROFIL = 1u << 4,   /* program called profil() */
-	PROFRUN_F_STOPPED = 1u << 5,	    /* profiling switched off early */
-	PROFRUN_F_PC_OVERFLOW = 1u << 6,    /* PC table full; see pcs_lost */
+	PROFRUN_F_WRAP_OVERFLOW = 1u << 0, /* wrap table full; counts low */
+	PROFRUN_F_RATE_CLIPPED = 1u << 1,  /* requested rate above kernel's */
+	PROFRUN_F_RIVAL_SIGNAL = 1u << 2,  /* program took over SIGPROF */
+	PROFRUN_F_RIVAL_TIMER = 1u << 3,   /* program re-armed ITIMER_PROF */
+	PROFRUN_F_RIVAL_PROFIL = 1u << 4,  /* program called profil() */
+	PROFRUN_F_STOPPED = 1u << 5,	   /* profiling switched off early */
+	PROFRUN_F_PC_OVERFLOW = 1u << 6,   /* PC table full; see pcs_lost */
 };
 
 /* header.modules[].kind */
@@ -93,12 +96,12 @@ struct profrun_pc {
  * with gen_unloaded set.  A PC sampled in generation g belongs to the
  * record covering it with gen_loaded <= g < gen_unloaded (0 = never). */
 struct profrun_module {
-	uint64_t start;	    /* runtime address of its lowest PF_X byte */
-	uint64_t end;	    /* runtime end of its highest PF_X segment */
-	uint64_t load_bias; /* runtime address - link-time address */
-	uint32_t path_off;  /* file offset of its path in the module strings */
-	uint32_t kind;	    /* enum profrun_module_kind */
-	uint32_t gen_loaded;   /* generation of the scan that found it */
+	uint64_t start;	     /* runtime address of its lowest PF_X byte */
+	uint64_t end;	     /* runtime end of its highest PF_X segment */
+	uint64_t load_bias;  /* runtime address - link-time address */
+	uint32_t path_off;   /* file offset of its path in the module strings */
+	uint32_t kind;	     /* enum profrun_module_kind */
+	uint32_t gen_loaded; /* generation of the scan that found it */
 	uint32_t gen_unloaded; /* generation of the scan that missed it, 0 */
 	uint32_t build_id_len;
 	uint32_t reserved;
@@ -128,19 +131,21 @@ struct profrun_header {
 	uint64_t nbuckets; /* uint16_t counters at hist_off */
 
 	/* address mapping */
-	uint64_t text_start; /* link-time address of bucket 0 */
-	uint64_t text_end;   /* link-time end of the covered range */
-	uint64_t load_bias;  /* runtime address - link-time address */
+	uint64_t text_start;  /* link-time address of bucket 0 */
+	uint64_t text_end;    /* link-time end of the covered range */
+	uint64_t load_bias;   /* runtime address - link-time address */
 	uint32_t bucket_size; /* bytes of text per bucket: 2, 4, 8, ... */
 	uint32_t scale;	      /* profil() scale: 65536 * 2 / bucket_size */
 
 	/* the process */
 	int32_t pid;
 	int32_t ppid;
-	uint32_t exe_off;  /* file offset of the executable's absolute path */
-	uint32_t note_off; /* file offset of a note on why the profile is incomplete, 0 = none */
+	uint32_t exe_off; /* file offset of the executable's absolute path */
+	uint32_t
+		note_off; /* file offset of a note on why the profile is incomplete, 0 = none */
 	uint32_t build_id_len;
-	uint32_t tick_hz; /* kernel tick (CONFIG_HZ) seen at start, 0 = unknown */
+	uint32_t
+		tick_hz; /* kernel tick (CONFIG_HZ) seen at start, 0 = unknown */
 	uint8_t build_id[PROFRUN_BUILD_ID_MAX];
 
 	/* timing */
@@ -166,20 +171,20 @@ struct profrun_header {
 
 	/* where the samples outside the main executable fell (appended to
 	 * version 1: all zero in files without them) */
-	uint64_t pcs_off;	  /* struct profrun_pc[pc_slots] */
-	uint32_t pc_slots;	  /* power of two; 0 = no PC table */
-	uint32_t pc_probe;	  /* longest probe the writer makes */
-	uint64_t pcs_lost;	  /* outside samples not in the table */
-	uint64_t modules_off;	  /* struct profrun_module[module_slots] */
+	uint64_t pcs_off;     /* struct profrun_pc[pc_slots] */
+	uint32_t pc_slots;    /* power of two; 0 = no PC table */
+	uint32_t pc_probe;    /* longest probe the writer makes */
+	uint64_t pcs_lost;    /* outside samples not in the table */
+	uint64_t modules_off; /* struct profrun_module[module_slots] */
 	uint32_t module_slots;
-	uint32_t module_count;	  /* records in use */
-	uint64_t modstr_off;	  /* module paths */
+	uint32_t module_count; /* records in use */
+	uint64_t modstr_off;   /* module paths */
 	uint32_t modstr_size;
-	uint32_t modules_lost;	  /* objects that found no room */
-	uint32_t mod_generation;  /* generation of the last scan, >= 1 */
-	uint32_t vdso_size;	  /* bytes of the vdso image, 0 = none */
+	uint32_t modules_lost;	 /* objects that found no room */
+	uint32_t mod_generation; /* generation of the last scan, >= 1 */
+	uint32_t vdso_size;	 /* bytes of the vdso image, 0 = none */
 	uint64_t vdso_off;
-	uint64_t pcs_unmapped;	  /* outside samples whose PC is no key
+	uint64_t pcs_unmapped; /* outside samples whose PC is no key
 				   * (0, or at or above 2^48) */
 };
 
