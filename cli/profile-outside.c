@@ -14,21 +14,9 @@
 
 #include "profile.h"
 
-#define PLAUSIBLE_SAMPLES (1ull << 62)
-#define MAX_PC_SLOTS	  (1u << 20)
-#define MAX_MODULE_SLOTS  (1u << 16)
-#define MAX_MODSTR	  (16u << 20)
-
-static int
-fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
+#define MAX_PC_SLOTS	 (1u << 20)
+#define MAX_MODULE_SLOTS (1u << 16)
+#define MAX_MODSTR	 (16u << 20)
 
 size_t
 profile_outside_regions(const struct profrun_header *h, struct region *r)
@@ -57,22 +45,25 @@ static int
 check_sizes(const struct profrun_header *h, char *err, size_t errlen)
 {
 	if (h->pc_slots > MAX_PC_SLOTS || (h->pc_slots & (h->pc_slots - 1)))
-		return fail(err, errlen, "bad PC table size (%u slots)",
-			    h->pc_slots);
+		return profile_fail(err, errlen, "bad PC table size (%u slots)",
+				    h->pc_slots);
 	if (h->module_slots > MAX_MODULE_SLOTS ||
 	    h->module_count > h->module_slots)
-		return fail(err, errlen, "bad module records (%u of %u)",
-			    h->module_count, h->module_slots);
+		return profile_fail(err, errlen,
+				    "bad module records (%u of %u)",
+				    h->module_count, h->module_slots);
 	if (h->modstr_size > MAX_MODSTR ||
 	    (h->module_count > 0 && h->modstr_size == 0))
-		return fail(err, errlen, "bad module string area (%u bytes)",
-			    h->modstr_size);
+		return profile_fail(err, errlen,
+				    "bad module string area (%u bytes)",
+				    h->modstr_size);
 	if (h->vdso_size > PROFRUN_VDSO_MAX)
-		return fail(err, errlen, "vdso image of %u bytes exceeds %u",
-			    h->vdso_size, PROFRUN_VDSO_MAX);
+		return profile_fail(err, errlen,
+				    "vdso image of %u bytes exceeds %u",
+				    h->vdso_size, PROFRUN_VDSO_MAX);
 	if (h->pcs_lost >= PLAUSIBLE_SAMPLES ||
 	    h->pcs_unmapped >= PLAUSIBLE_SAMPLES)
-		return fail(err, errlen, "implausible sample counts");
+		return profile_fail(err, errlen, "implausible sample counts");
 	return 0;
 }
 
@@ -98,7 +89,7 @@ read_pcs(const uint8_t *buf, struct profile *p, uint64_t *sum, char *err,
 	*sum = 0;
 	p->pcs = calloc(h->pc_slots ? h->pc_slots : 1, sizeof(*p->pcs));
 	if (!p->pcs)
-		return fail(err, errlen, "out of memory");
+		return profile_fail(err, errlen, "out of memory");
 	for (i = 0; i < h->pc_slots; i++) {
 		memcpy(&slot, buf + h->pcs_off + (uint64_t)i * sizeof(slot),
 		       sizeof(slot));
@@ -106,7 +97,7 @@ read_pcs(const uint8_t *buf, struct profile *p, uint64_t *sum, char *err,
 			continue;
 		if ((slot.key & PROFRUN_PC_MASK) == 0 ||
 		    slot.count >= PLAUSIBLE_SAMPLES - *sum)
-			return fail(
+			return profile_fail(
 				err, errlen,
 				"PC slot %u is bad (key 0x%llx, %llu samples)",
 				i, (unsigned long long)slot.key,
@@ -129,13 +120,15 @@ module_path(const uint8_t *buf, const struct profrun_header *h, uint32_t i,
 	uint64_t end = h->modstr_off + h->modstr_size;
 
 	if (off < h->modstr_off || off >= end)
-		return fail(err, errlen,
-			    "module %u: path at %u outside the module strings",
-			    i, off);
+		return profile_fail(
+			err, errlen,
+			"module %u: path at %u outside the module strings", i,
+			off);
 	if (!memchr(buf + off, '\0', end - off))
-		return fail(err, errlen, "module %u: path not terminated", i);
+		return profile_fail(err, errlen,
+				    "module %u: path not terminated", i);
 	*out = strdup((const char *)buf + off);
-	return *out ? 0 : fail(err, errlen, "out of memory");
+	return *out ? 0 : profile_fail(err, errlen, "out of memory");
 }
 
 static int
@@ -152,7 +145,7 @@ read_module(const uint8_t *buf, struct profile *p, uint32_t i, char *err,
 	if (rec.start >= rec.end || rec.kind > PROFRUN_MODULE_VDSO ||
 	    rec.build_id_len > PROFRUN_BUILD_ID_MAX ||
 	    (rec.gen_unloaded != 0 && rec.gen_unloaded < rec.gen_loaded))
-		return fail(err, errlen, "module record %u is bad", i);
+		return profile_fail(err, errlen, "module record %u is bad", i);
 	if (module_path(buf, h, i, rec.path_off, &m->path, err, errlen))
 		return -1;
 	for (k = 0; k < rec.build_id_len; k++)
@@ -175,7 +168,7 @@ read_modules(const uint8_t *buf, struct profile *p, char *err, size_t errlen)
 
 	p->modules = calloc(n ? n : 1, sizeof(*p->modules));
 	if (!p->modules)
-		return fail(err, errlen, "out of memory");
+		return profile_fail(err, errlen, "out of memory");
 	for (i = 0; i < n; i++)
 		if (read_module(buf, p, i, err, errlen))
 			return -1;
@@ -189,7 +182,7 @@ read_vdso(const uint8_t *buf, struct profile *p, char *err, size_t errlen)
 		return 0;
 	p->vdso = malloc(p->hdr.vdso_size);
 	if (!p->vdso)
-		return fail(err, errlen, "out of memory");
+		return profile_fail(err, errlen, "out of memory");
 	memcpy(p->vdso, buf + p->hdr.vdso_off, p->hdr.vdso_size);
 	p->vdso_size = p->hdr.vdso_size;
 	return 0;
@@ -211,7 +204,7 @@ profile_parse_outside(const uint8_t *buf, struct profile *p, char *err,
 	p->pcs_unmapped = h->pcs_unmapped;
 	known = sum + p->pcs_lost + p->pcs_unmapped;
 	if (known >= PLAUSIBLE_SAMPLES || p->main >= PLAUSIBLE_SAMPLES - known)
-		return fail(err, errlen, "implausible sample counts");
+		return profile_fail(err, errlen, "implausible sample counts");
 	/* samples_outside counts before the table does: a live file may show
 	 * a few more in it, or (read in the other order) a few less */
 	if (p->outside > known)

@@ -18,11 +18,8 @@
 #include "cli.h"
 #include "profile.h"
 
-/* Refuse sums that no real run can reach (2^62 samples). */
-#define PLAUSIBLE_SAMPLES (1ull << 62)
-
-static int
-fail(char *err, size_t errlen, const char *fmt, ...)
+int
+profile_fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -42,16 +39,18 @@ check_ident(const uint8_t *buf, uint64_t size, struct profrun_header *h,
 	size_t n = size < PROFRUN_MAGIC_LEN ? size : PROFRUN_MAGIC_LEN;
 
 	if (size == 0)
-		return fail(err, errlen, "empty file");
+		return profile_fail(err, errlen, "empty file");
 	if (memcmp(buf, profrun_magic, n) != 0)
-		return fail(err, errlen, "not a profrun profile (bad magic)");
+		return profile_fail(err, errlen,
+				    "not a profrun profile (bad magic)");
 	if (size < PROFRUN_HEADER_SIZE)
-		return fail(err, errlen,
-			    "truncated (file is %llu bytes, a header needs %u)",
-			    (unsigned long long)size, PROFRUN_HEADER_SIZE);
+		return profile_fail(
+			err, errlen,
+			"truncated (file is %llu bytes, a header needs %u)",
+			(unsigned long long)size, PROFRUN_HEADER_SIZE);
 	memcpy(h, buf, sizeof(*h));
 	if (h->min_version > PROFRUN_VERSION)
-		return fail(
+		return profile_fail(
 			err, errlen,
 			"written by a newer profrun (format %u, this reads %u)",
 			h->version > h->min_version ? h->version
@@ -59,24 +58,28 @@ check_ident(const uint8_t *buf, uint64_t size, struct profrun_header *h,
 			PROFRUN_VERSION);
 	if (h->version == 0 || h->min_version == 0 ||
 	    h->min_version > h->version)
-		return fail(err, errlen, "bad format version %u (minimum %u)",
-			    h->version, h->min_version);
+		return profile_fail(err, errlen,
+				    "bad format version %u (minimum %u)",
+				    h->version, h->min_version);
 	if (h->header_size < PROFRUN_HEADER_SIZE || h->header_size % 8 != 0)
-		return fail(err, errlen, "bad header size %u", h->header_size);
+		return profile_fail(err, errlen, "bad header size %u",
+				    h->header_size);
 	if (h->file_size > size)
-		return fail(err, errlen,
-			    "truncated (file is %llu bytes, header says %llu)",
-			    (unsigned long long)size,
-			    (unsigned long long)h->file_size);
+		return profile_fail(
+			err, errlen,
+			"truncated (file is %llu bytes, header says %llu)",
+			(unsigned long long)size,
+			(unsigned long long)h->file_size);
 	if (h->file_size != size)
-		return fail(
+		return profile_fail(
 			err, errlen,
 			"size mismatch (file is %llu bytes, header says %llu)",
 			(unsigned long long)size,
 			(unsigned long long)h->file_size);
 	if (h->header_size > size)
-		return fail(err, errlen, "header size %u beyond the file",
-			    h->header_size);
+		return profile_fail(err, errlen,
+				    "header size %u beyond the file",
+				    h->header_size);
 	return 0;
 }
 
@@ -87,28 +90,30 @@ check_buckets(const struct profrun_header *h, char *err, size_t errlen)
 	uint32_t bs = h->bucket_size;
 
 	if (h->nbuckets == 0 || h->nbuckets > PROFRUN_MAX_BUCKETS)
-		return fail(err, errlen,
-			    "bad histogram size (%llu buckets, at most %u)",
-			    (unsigned long long)h->nbuckets,
-			    PROFRUN_MAX_BUCKETS);
+		return profile_fail(
+			err, errlen,
+			"bad histogram size (%llu buckets, at most %u)",
+			(unsigned long long)h->nbuckets, PROFRUN_MAX_BUCKETS);
 	if (bs < 2 || bs > 131072 || (bs & (bs - 1)) != 0)
-		return fail(err, errlen,
-			    "bad bucket size %u (not a power of two >= 2)", bs);
+		return profile_fail(
+			err, errlen,
+			"bad bucket size %u (not a power of two >= 2)", bs);
 	if (h->scale != 131072u / bs)
-		return fail(err, errlen,
-			    "profil scale %u does not match bucket size %u",
-			    h->scale, bs);
+		return profile_fail(
+			err, errlen,
+			"profil scale %u does not match bucket size %u",
+			h->scale, bs);
 	cover = h->nbuckets * bs;
 	span = h->text_end - h->text_start;
 	if (h->text_end <= h->text_start ||
 	    h->text_start > UINT64_MAX - cover || span > cover ||
 	    cover - span >= bs)
-		return fail(err, errlen,
-			    "text range 0x%llx-0x%llx does not match "
-			    "%llu buckets of %u bytes",
-			    (unsigned long long)h->text_start,
-			    (unsigned long long)h->text_end,
-			    (unsigned long long)h->nbuckets, bs);
+		return profile_fail(err, errlen,
+				    "text range 0x%llx-0x%llx does not match "
+				    "%llu buckets of %u bytes",
+				    (unsigned long long)h->text_start,
+				    (unsigned long long)h->text_end,
+				    (unsigned long long)h->nbuckets, bs);
 	return 0;
 }
 
@@ -124,18 +129,21 @@ check_regions(const struct profrun_header *h, char *err, size_t errlen)
 	size_t i, j, n = 3 + profile_outside_regions(h, r + 3);
 
 	if (h->strings_size > PROFILE_MAX_STRINGS)
-		return fail(err, errlen, "string area of %u bytes (at most %u)",
-			    h->strings_size, PROFILE_MAX_STRINGS);
+		return profile_fail(err, errlen,
+				    "string area of %u bytes (at most %u)",
+				    h->strings_size, PROFILE_MAX_STRINGS);
 	if (h->wrap_slots > PROFILE_MAX_WRAP_SLOTS)
-		return fail(err, errlen, "wrap table of %u slots (at most %u)",
-			    h->wrap_slots, PROFILE_MAX_WRAP_SLOTS);
+		return profile_fail(err, errlen,
+				    "wrap table of %u slots (at most %u)",
+				    h->wrap_slots, PROFILE_MAX_WRAP_SLOTS);
 	for (i = 0; i < n; i++) {
 		if (r[i].off < h->header_size || r[i].size > h->file_size ||
 		    r[i].off > h->file_size - r[i].size)
-			return fail(err, errlen,
-				    "%s (offset %llu, %llu bytes) out of range",
-				    r[i].what, (unsigned long long)r[i].off,
-				    (unsigned long long)r[i].size);
+			return profile_fail(
+				err, errlen,
+				"%s (offset %llu, %llu bytes) out of range",
+				r[i].what, (unsigned long long)r[i].off,
+				(unsigned long long)r[i].size);
 	}
 	for (i = 0; i < n; i++) {
 		for (j = i + 1; j < n; j++) {
@@ -143,8 +151,9 @@ check_regions(const struct profrun_header *h, char *err, size_t errlen)
 				continue;
 			if (r[i].off < r[j].off + r[j].size &&
 			    r[j].off < r[i].off + r[i].size)
-				return fail(err, errlen, "%s overlaps %s",
-					    r[i].what, r[j].what);
+				return profile_fail(err, errlen,
+						    "%s overlaps %s", r[i].what,
+						    r[j].what);
 		}
 	}
 	return 0;
@@ -161,15 +170,16 @@ get_string(const uint8_t *buf, const struct profrun_header *h, uint32_t off,
 	const char *s;
 
 	if (off < h->strings_off || off >= end)
-		return fail(err, errlen,
-			    "%s string at %u outside the string area", what,
-			    off);
+		return profile_fail(err, errlen,
+				    "%s string at %u outside the string area",
+				    what, off);
 	s = (const char *)buf + off;
 	if (!memchr(s, '\0', end - off))
-		return fail(err, errlen, "%s string not terminated", what);
+		return profile_fail(err, errlen, "%s string not terminated",
+				    what);
 	*out = strdup(s);
 	if (!*out)
-		return fail(err, errlen, "out of memory");
+		return profile_fail(err, errlen, "out of memory");
 	return 0;
 }
 
@@ -180,8 +190,9 @@ read_strings(const uint8_t *buf, struct profile *p, char *err, size_t errlen)
 	uint32_t i;
 
 	if (h->build_id_len > PROFRUN_BUILD_ID_MAX)
-		return fail(err, errlen, "build-id length %u exceeds %u",
-			    h->build_id_len, PROFRUN_BUILD_ID_MAX);
+		return profile_fail(err, errlen,
+				    "build-id length %u exceeds %u",
+				    h->build_id_len, PROFRUN_BUILD_ID_MAX);
 	for (i = 0; i < h->build_id_len; i++)
 		sprintf(p->build_id + 2 * i, "%02x", h->build_id[i]);
 	p->build_id[2 * i] = '\0';
@@ -223,7 +234,7 @@ read_wraps(const uint8_t *buf, const struct profrun_header *h,
 
 	w = calloc(h->wrap_slots ? h->wrap_slots : 1, sizeof(*w));
 	if (!w)
-		return fail(err, errlen, "out of memory");
+		return profile_fail(err, errlen, "out of memory");
 	for (i = 0; i < h->wrap_slots; i++) {
 		memcpy(&slot, buf + h->wraps_off + (uint64_t)i * sizeof(slot),
 		       sizeof(slot));
@@ -232,12 +243,13 @@ read_wraps(const uint8_t *buf, const struct profrun_header *h,
 		if (slot.key > h->nbuckets ||
 		    slot.wraps >= PLAUSIBLE_SAMPLES >> 16) {
 			free(w);
-			return fail(err, errlen,
-				    "wrap slot %u is bad (bucket %llu of %llu, "
-				    "%llu wraps)",
-				    i, (unsigned long long)slot.key - 1,
-				    (unsigned long long)h->nbuckets,
-				    (unsigned long long)slot.wraps);
+			return profile_fail(
+				err, errlen,
+				"wrap slot %u is bad (bucket %llu of %llu, "
+				"%llu wraps)",
+				i, (unsigned long long)slot.key - 1,
+				(unsigned long long)h->nbuckets,
+				(unsigned long long)slot.wraps);
 		}
 		w[n].index = slot.key - 1;
 		w[n++].wraps = slot.wraps;
@@ -289,9 +301,10 @@ read_counts(const uint8_t *buf, struct profile *p, const struct wrap_entry *w,
 			continue;
 		if (count >= PLAUSIBLE_SAMPLES ||
 		    p->main >= PLAUSIBLE_SAMPLES - count)
-			return fail(err, errlen, "implausible sample counts");
+			return profile_fail(err, errlen,
+					    "implausible sample counts");
 		if (add_sample(p, &cap, i, count))
-			return fail(err, errlen, "out of memory");
+			return profile_fail(err, errlen, "out of memory");
 	}
 	return 0;
 }
@@ -318,7 +331,7 @@ profile_parse(const void *data, size_t size, struct profile *p, char *err,
 		goto fail;
 	p->outside = p->hdr.samples_outside;
 	if (p->outside >= PLAUSIBLE_SAMPLES) {
-		fail(err, errlen, "implausible sample counts");
+		profile_fail(err, errlen, "implausible sample counts");
 		goto fail;
 	}
 	if (profile_parse_outside(buf, p, err, errlen))
@@ -363,21 +376,22 @@ read_checked(int fd, uint64_t size, uint8_t **out, char *err, size_t errlen)
 	uint8_t *buf;
 
 	if (read_all(fd, head, n))
-		return fail(err, errlen, "read error: %s",
-			    errno ? strerror(errno) : "file shrank");
+		return profile_fail(err, errlen, "read error: %s",
+				    errno ? strerror(errno) : "file shrank");
 	if (check_ident(head, size, &h, err, errlen) ||
 	    check_buckets(&h, err, errlen) || check_regions(&h, err, errlen))
 		return -1;
 	if (size > PROFILE_MAX_FILE)
-		return fail(err, errlen, "too large for a profile (%llu bytes)",
-			    (unsigned long long)size);
+		return profile_fail(err, errlen,
+				    "too large for a profile (%llu bytes)",
+				    (unsigned long long)size);
 	buf = malloc(size);
 	if (!buf)
-		return fail(err, errlen, "out of memory");
+		return profile_fail(err, errlen, "out of memory");
 	if (read_all(fd, buf, size)) {
 		free(buf);
-		return fail(err, errlen, "read error: %s",
-			    errno ? strerror(errno) : "file shrank");
+		return profile_fail(err, errlen, "read error: %s",
+				    errno ? strerror(errno) : "file shrank");
 	}
 	*out = buf;
 	return 0;
@@ -395,11 +409,11 @@ profile_read(const char *path, struct profile *p, char *err, size_t errlen)
 	 * before fstat() can refuse it. */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
-		return fail(err, errlen, "%s", strerror(errno));
+		return profile_fail(err, errlen, "%s", strerror(errno));
 	if (fstat(fd, &st) < 0) {
-		ret = fail(err, errlen, "%s", strerror(errno));
+		ret = profile_fail(err, errlen, "%s", strerror(errno));
 	} else if (!S_ISREG(st.st_mode)) {
-		ret = fail(err, errlen, "not a regular file");
+		ret = profile_fail(err, errlen, "not a regular file");
 	} else {
 		ret = read_checked(fd, (uint64_t)st.st_size, &buf, err, errlen);
 		if (ret == 0)
@@ -412,7 +426,7 @@ profile_read(const char *path, struct profile *p, char *err, size_t errlen)
 		p->path = strdup(path);
 		if (!p->path) {
 			profile_fini(p);
-			return fail(err, errlen, "out of memory");
+			return profile_fail(err, errlen, "out of memory");
 		}
 	}
 	return ret;

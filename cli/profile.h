@@ -127,4 +127,13 @@ double profile_armed_hz(const struct profile *p);
 /* "complete", "exec'd", "cut short: ..." */
 const char *profile_state_text(const struct profile *p);
 
+/* Reader internals shared by profile.c and profile-outside.c. */
+
+/* Refuse sums that no real run can reach (2^62 samples). */
+#define PLAUSIBLE_SAMPLES (1ull << 62)
+
+/* Format a refusal reason into ERR; returns -1. */
+int profile_fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 #endif /* PROFRUN_CLI_PROFILE_H */
