@@ -17,6 +17,7 @@ runs."""
 import json
 import math
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -388,6 +389,32 @@ def bad_command_lines_exit_64(tmp):
     expect(cp.returncode == 0 and "Exit status" in cp.stdout, "--help lacks exit codes")
     cp = run([PROFRUN, "--version"])
     expect(cp.returncode == 0 and cp.stdout.startswith("profrun "), "--version")
+
+
+@case
+def installed_tree_finds_its_shim(tmp):
+    """meson install (here staged with --destdir, then moved) gives a
+    bin/profrun that finds its own installed shim, with no variable set."""
+    meson = shutil.which("meson")
+    if not meson or not os.environ.get("BUILD_ROOT"):
+        raise Skip("meson or BUILD_ROOT not available")
+    stage = os.path.join(tmp, "stage")
+    cp = run([meson, "install", "-C", os.environ["BUILD_ROOT"], "--no-rebuild",
+              "--quiet", "--destdir", stage], timeout=120)
+    expect(cp.returncode == 0, f"meson install failed: {cp.stderr}")
+    found = [os.path.join(d, "profrun") for d, _, files in os.walk(stage)
+             if "profrun" in files and d.endswith("/bin")]
+    expect(len(found) == 1, f"installed profrun not found under {stage}")
+    moved = os.path.join(tmp, "moved")
+    os.rename(stage, moved)
+    exe = found[0].replace(stage, moved, 1)
+    env = {k: v for k, v in os.environ.items() if k != "PROFRUN_SHIM"}
+    out = os.path.join(tmp, "inst.prof")
+    cp = run([exe, "-q", "-F", "1000", "-o", out, wl("outcome"), "exit:0", "1.0"], env=env)
+    expect(cp.returncode == 0, f"installed profrun: exit {cp.returncode}: {cp.stderr}")
+    rep = report_json(out)
+    expect(samples_of(rep, "spin") >= 150,
+           f"installed profrun recorded {samples_of(rep, 'spin')} samples in spin()")
 
 
 def main(cases=CASES, prog="e2e.py"):
