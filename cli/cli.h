@@ -60,6 +60,12 @@ int report_paths(char *const *paths, size_t n, const struct report_opts *opts,
  * name) with '?'; line ends ("\n", "\r\n") are kept when KEEP_NEWLINES. */
 void cli_printable(char *s, size_t len, bool keep_newlines);
 
+/* What RENDER writes of ARG, rendered in memory, then written to OUT
+ * printable (as above, line ends kept) and valid UTF-8.  0, or -1 when
+ * RENDER, the write or a memory allocation failed. */
+int cli_write_rendered(int (*render)(const void *arg, FILE *mem),
+		       const void *arg, FILE *out);
+
 /* "profrun: " + printf-style message + newline, on stderr, printable. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -9,6 +9,7 @@
 
 #include "diff.h"
 #include "export.h"
+#include "utf8.h"
 
 static size_t
 shown_rows(const struct diff *d)
@@ -189,10 +190,9 @@ json_row(const struct diff_row *r)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "name", json_object_new_string(r->name));
+	json_object_object_add(o, "name", json_utf8_string(r->name));
 	json_object_object_add(o, "module",
-			       r->module ? json_object_new_string(r->module)
-					 : NULL);
+			       r->module ? json_utf8_string(r->module) : NULL);
 	json_object_object_add(o, "base_samples",
 			       json_object_new_uint64(r->base));
 	json_object_object_add(o, "new_samples",
@@ -214,7 +214,7 @@ json_side(const struct diff_side *s)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "path", json_object_new_string(s->path));
+	json_object_object_add(o, "path", json_utf8_string(s->path));
 	json_object_object_add(
 		o, "kind",
 		json_object_new_string(s->from_json ? "json" : "profile"));
@@ -269,12 +269,22 @@ diff_json(const struct diff *d, FILE *out)
 	return ferror(out) ? -1 : 0;
 }
 
-int
-diff_write(const struct diff *d, FILE *out)
+static int
+diff_render(const void *arg, FILE *out)
 {
+	const struct diff *d = arg;
+
 	if (strcmp(d->opts->format, "json") == 0)
 		return diff_json(d, out);
 	if (strcmp(d->opts->format, "markdown") == 0)
 		return diff_markdown(d, out);
 	return diff_text(d, out);
+}
+
+/* Printable and valid UTF-8 like the report: the names come from files
+ * anyone can hand us. */
+int
+diff_write(const struct diff *d, FILE *out)
+{
+	return cli_write_rendered(diff_render, d, out);
 }

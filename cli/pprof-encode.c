@@ -8,6 +8,7 @@
 
 #include "pprof-encode.h"
 #include "strmap.h"
+#include "utf8.h"
 
 static void
 pb_raw(struct pbuf *b, const void *data, size_t len)
@@ -184,11 +185,20 @@ strtab_index(struct strtab *t, const char *s)
 void
 strtab_encode(const struct strtab *t, struct pbuf *b, int num)
 {
-	size_t i;
+	size_t i, n;
+	char *v;
 
 	b->oom |= t->oom;
-	for (i = 0; i < t->n; i++)
-		pb_bytes(b, num, t->v[i], strlen(t->v[i]));
+	/* protobuf strings are UTF-8; names come from any file */
+	for (i = 0; i < t->n; i++) {
+		v = utf8_valid(t->v[i], strlen(t->v[i]), &n);
+		if (!v) {
+			b->oom = true;
+			continue;
+		}
+		pb_bytes(b, num, v, n);
+		free(v);
+	}
 }
 
 /* ---------------------------------------------------------------- gzip */

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "export.h"
+#include "utf8.h"
 
 static const struct report_format formats[] = {
 	{"text", report_text, false}, {"json", report_json, false},
@@ -49,29 +50,42 @@ cli_printable(char *s, size_t len, bool keep_newlines)
 	}
 }
 
-/* A textual report, rendered in memory and written without control
- * characters: every name in it comes from files anyone can hand us. */
-static int
-write_printable(const struct report_format *f, const struct report *r,
-		FILE *out)
+int
+cli_write_rendered(int (*render)(const void *arg, FILE *mem), const void *arg,
+		   FILE *out)
 {
-	char *text = NULL;
-	size_t len = 0;
+	char *text = NULL, *valid = NULL;
+	size_t len = 0, n = 0;
 	FILE *mem = open_memstream(&text, &len);
 	int ret;
 
 	if (!mem)
 		return -1;
-	ret = f->write(r, mem);
+	ret = render(arg, mem);
 	if (fclose(mem) != 0)
 		ret = -1;
 	if (ret == 0) {
 		cli_printable(text, len, true);
-		if (fwrite(text, 1, len, out) != len || fflush(out) != 0)
+		valid = utf8_valid(text, len, &n);
+		if (!valid || fwrite(valid, 1, n, out) != n || fflush(out) != 0)
 			ret = -1;
 	}
+	free(valid);
 	free(text);
 	return ret;
+}
+
+struct rendering {
+	const struct report_format *f;
+	const struct report *r;
+};
+
+static int
+render_report(const void *arg, FILE *mem)
+{
+	const struct rendering *x = arg;
+
+	return x->f->write(x->r, mem);
 }
 
 int
@@ -89,5 +103,9 @@ report_write(const struct report *r, const char *format, FILE *out)
 			  f->name);
 		return -1;
 	}
-	return f->binary ? f->write(r, out) : write_printable(f, r, out);
+	if (f->binary)
+		return f->write(r, out);
+	/* every name in a textual report comes from files anyone can hand us */
+	return cli_write_rendered(render_report,
+				  &(struct rendering){.f = f, .r = r}, out);
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "report.h"
+#include "utf8.h"
 
 static json_object *
 json_fixed(double v, int decimals)
@@ -23,7 +24,7 @@ json_fixed(double v, int decimals)
 static json_object *
 json_string_or_null(const char *s)
 {
-	return s && s[0] ? json_object_new_string(s) : NULL;
+	return s && s[0] ? json_utf8_string(s) : NULL;
 }
 
 static json_object *
@@ -32,9 +33,9 @@ json_function(const struct func *f, uint64_t total)
 	json_object *o = json_object_new_object();
 	double pct = total ? 100.0 * (double)f->samples / (double)total : 0;
 
-	json_object_object_add(o, "name", json_object_new_string(f->name));
-	json_object_object_add(o, "symbol", json_object_new_string(f->symbol));
-	json_object_object_add(o, "module", json_object_new_string(f->module));
+	json_object_object_add(o, "name", json_utf8_string(f->name));
+	json_object_object_add(o, "symbol", json_utf8_string(f->symbol));
+	json_object_object_add(o, "module", json_utf8_string(f->module));
 	json_object_object_add(o, "samples",
 			       json_object_new_uint64(f->samples));
 	json_object_object_add(o, "percent", json_fixed(pct, 2));
@@ -44,7 +45,7 @@ json_function(const struct func *f, uint64_t total)
 		f->file && f->line > 0 ? json_object_new_int(f->line) : NULL);
 	if (f->caller)
 		json_object_object_add(o, "inlined_into",
-				       json_object_new_string(f->caller));
+				       json_utf8_string(f->caller));
 	return o;
 }
 
@@ -59,9 +60,9 @@ json_line(const struct func *f, uint64_t total)
 	json_object_object_add(
 		o, "line",
 		f->file && f->line > 0 ? json_object_new_int(f->line) : NULL);
-	json_object_object_add(o, "function", json_object_new_string(f->name));
-	json_object_object_add(o, "symbol", json_object_new_string(f->symbol));
-	json_object_object_add(o, "module", json_object_new_string(f->module));
+	json_object_object_add(o, "function", json_utf8_string(f->name));
+	json_object_object_add(o, "symbol", json_utf8_string(f->symbol));
+	json_object_object_add(o, "module", json_utf8_string(f->module));
 	json_object_object_add(o, "samples",
 			       json_object_new_uint64(f->samples));
 	json_object_object_add(o, "percent", json_fixed(pct, 2));
@@ -124,7 +125,7 @@ json_process(const struct report *r, const struct proc *pr)
 
 	json_object_object_add(o, "pid", json_object_new_int(p->hdr.pid));
 	json_object_object_add(o, "ppid", json_object_new_int(p->hdr.ppid));
-	json_object_object_add(o, "exe", json_object_new_string(p->exe));
+	json_object_object_add(o, "exe", json_utf8_string(p->exe));
 	json_object_object_add(o, "build_id", json_string_or_null(p->build_id));
 	json_object_object_add(o, "samples",
 			       json_object_new_uint64(p->main + p->outside));
@@ -157,8 +158,8 @@ json_modules(const struct report *r)
 
 	for (i = 0; i < r->nmods; i++) {
 		m = json_object_new_object();
-		json_object_object_add(
-			m, "module", json_object_new_string(r->mods[i].module));
+		json_object_object_add(m, "module",
+				       json_utf8_string(r->mods[i].module));
 		json_object_object_add(
 			m, "samples",
 			json_object_new_uint64(r->mods[i].samples));

@@ -6,6 +6,7 @@ symbolic links, set-user-ID programs, and the shim's signal handler.
 Usage: security.py CASE, with the environment of e2e.py (whose helpers and
 conventions it shares: exit 0 pass, 1 fail, 77 skip)."""
 
+import json
 import os
 import re
 import shutil
@@ -183,6 +184,39 @@ def hostile_strings_never_reach_the_terminal(tmp):
                    f"{fmt}: escape sequence on {stream}: {text!r}")
     expect("?]0;owned?" in run([PROFRUN, "report", d]).stdout,
            "the note is not shown with its controls replaced")
+
+
+@case
+def invalid_utf8_names_give_strict_utf8_output(tmp):
+    # a program whose path is not UTF-8: its module name and the recorded
+    # executable reach every report; each must stay strict UTF-8
+    exe = os.path.join(os.fsencode(tmp), b"split\xff\xc0\xaf\xed\xa0\x80")
+    shutil.copy(wl("split"), exe)
+    out = os.path.join(tmp, "utf8.prof")
+    cp = subprocess.run([PROFRUN.encode(), b"-q", b"-o", out.encode(), b"--",
+                         exe, b"0.3"], capture_output=True, timeout=60)
+    expect(cp.returncode == 0, f"exit {cp.returncode}: {cp.stderr!r}")
+    outputs = {}
+    for fmt in ("json", "text", "csv", "markdown"):
+        cp = subprocess.run([PROFRUN, "report", "--format", fmt, out],
+                            capture_output=True, timeout=60)
+        expect(cp.returncode == 0, f"{fmt}: exit {cp.returncode}: {cp.stderr!r}")
+        try:
+            outputs[fmt] = cp.stdout.decode("utf-8", errors="strict")
+        except UnicodeDecodeError as e:
+            raise e2e.Failure(f"{fmt} report is not UTF-8: {e}")
+    rep = json.loads(outputs["json"])
+    exe_name = "split\ufffd\ufffd\ufffd\ufffd\ufffd\ufffd"
+    expect(rep["processes"][0]["exe"].endswith("/" + exe_name),
+           f"exe not shown with U+FFFD: {rep['processes'][0]['exe']!r}")
+    expect(any(f["module"].endswith("/" + exe_name) for f in rep["functions"]),
+           f"no function in module {exe_name!r}: {rep['functions'][:3]}")
+    cp = subprocess.run([PROFRUN, "diff", "--format", "json", out, out],
+                        capture_output=True, timeout=60)
+    expect(cp.returncode == 0, f"diff: exit {cp.returncode}: {cp.stderr!r}")
+    diff = json.loads(cp.stdout.decode("utf-8", errors="strict"))
+    expect(any(f["module"] == exe_name for f in diff["functions"]),
+           f"diff: no function in module {exe_name!r}: {diff['functions'][:3]}")
 
 
 @case
