@@ -11,6 +11,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -378,43 +379,29 @@ wait_status(pid_t pid)
 	return WEXITSTATUS(status);
 }
 
+/* posix_spawn rather than fork: a vfork-style start copies none of this
+ * process's page tables (elfutils and json-c are mapped by then), and it
+ * returns the error of a failed exec itself. */
 static int
 spawn(const char *path, char **argv, int *status)
 {
-	int pipefd[2], err = 0;
 	pid_t pid;
+	int err;
 
 	*status = EXIT_FAIL;
-	if (pipe2(pipefd, O_CLOEXEC) != 0) {
-		cli_error("cannot start %s: %s", argv[0], strerror(errno));
-		return -1;
-	}
 	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		cli_error("cannot start %s: %s", argv[0], strerror(errno));
-		close(pipefd[0]);
-		close(pipefd[1]);
+	err = posix_spawn(&pid, path, NULL, NULL, argv, environ);
+	if (err == EAGAIN) {
+		cli_error("cannot start %s: %s", argv[0], strerror(err));
 		return -1;
 	}
-	if (pid == 0) {
-		close(pipefd[0]);
-		execv(path, argv);
-		err = errno;
-		if (write(pipefd[1], &err, sizeof(err)) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(pipefd[1]);
-	if (read(pipefd[0], &err, sizeof(err)) != (ssize_t)sizeof(err))
-		err = 0;
-	close(pipefd[0]);
-	*status = wait_status(pid);
 	if (err) {
 		cli_error("%s: cannot execute: %s", argv[0], strerror(err));
 		*status = err == ENOENT ? 127 : 126;
+		return err;
 	}
-	return err;
+	*status = wait_status(pid);
+	return 0;
 }
 
 /* A set-user-ID or set-group-ID program runs with its own privileges in
