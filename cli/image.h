@@ -16,6 +16,8 @@ struct image {
 	struct profile_sample *samples; /* summed by address, sorted */
 	size_t n;
 	uint64_t main, outside;
+	uint64_t unnamed; /* of outside: merged by name (merge --force) into
+			   * no function of this binary */
 	size_t members;
 };
 

@@ -3,7 +3,10 @@
  * Writer of member files (include/profrun/format.h) from exact counts:
  * the layout the shim uses (header, strings, carry table, histogram),
  * with a carry table of wrap_slots entries, a power of two at least
- * twice the number of buckets above 65535.
+ * twice the number of buckets above 65535; then, when the member says
+ * where its samples outside the main executable fell, a PC table (slots
+ * found as the shim finds them, any probe length), the module records,
+ * their paths and the vdso image.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,6 +20,8 @@
 #include "member-write.h"
 
 #define ALIGN(x, a) (((x) + (a)-1) & ~((uint64_t)(a)-1))
+/* What the reader accepts (cli/profile.h, cli/profile-outside.c) */
+#define MAX_PC_SLOTS (1u << 20)
 
 static uint32_t
 wrap_slots_for(const struct member *m)
@@ -44,6 +49,51 @@ clear_outside(struct profrun_header *h)
 	h->flags &= ~(uint32_t)PROFRUN_F_PC_OVERFLOW;
 }
 
+/* The outside regions after the histogram.  The PC table gets at least
+ * twice the slots it needs, unless the file would outgrow what a reader
+ * accepts. */
+static void
+layout_outside(struct profrun_header *h, const struct member_outside *o)
+{
+	uint64_t strs = 0, rest, end;
+	uint32_t slots = 16;
+	size_t i;
+
+	for (i = 0; i < o->nmods; i++)
+		strs += strlen(o->mods[i].path) + 1;
+	while (slots < MAX_PC_SLOTS && slots < 2 * o->npcs)
+		slots *= 2;
+	h->pcs_off = ALIGN(h->file_size, 64);
+	rest = ALIGN(o->nmods * sizeof(struct profrun_module) + strs, 8) +
+	       o->vdso_size + 64;
+	while (slots > 16 &&
+	       h->pcs_off + slots * sizeof(struct profrun_pc) + rest >
+		       PROFILE_MAX_FILE)
+		slots /= 2;
+	h->pc_slots = slots;
+	h->pc_probe = 1; /* raised by fill_pcs to the longest probe made */
+	h->mod_generation = 1;
+	h->pcs_lost = o->lost;
+	h->pcs_unmapped = o->unmapped;
+	h->modules_lost = o->modules_lost;
+	if (o->lost > 0)
+		h->flags |= PROFRUN_F_PC_OVERFLOW;
+	end = h->pcs_off + (uint64_t)slots * sizeof(struct profrun_pc);
+	if (o->nmods > 0) {
+		h->modules_off = end;
+		h->module_slots = h->module_count = (uint32_t)o->nmods;
+		h->modstr_off = end + o->nmods * sizeof(struct profrun_module);
+		h->modstr_size = (uint32_t)ALIGN(strs, 8);
+		end = h->modstr_off + h->modstr_size;
+	}
+	if (o->vdso && o->vdso_size > 0) {
+		h->vdso_off = end;
+		h->vdso_size = o->vdso_size;
+		end += o->vdso_size;
+	}
+	h->file_size = end;
+}
+
 static void
 layout(struct member *m)
 {
@@ -65,16 +115,95 @@ layout(struct member *m)
 		      (uint64_t)h->wrap_slots * sizeof(struct profrun_wrap);
 	h->file_size = h->hist_off + h->nbuckets * 2;
 	clear_outside(h);
+	if (m->outside)
+		layout_outside(h, m->outside);
+}
+
+/* Put the PCs of O in their slots (found as the shim finds them); what
+ * finds none is counted in pcs_lost. */
+static void
+fill_pcs(uint8_t *buf, struct profrun_header *h, const struct member_outside *o)
+{
+	struct profrun_pc slot;
+	uint64_t key, mask = h->pc_slots - 1, at;
+	uint32_t probe;
+	size_t i;
+
+	for (i = 0; i < o->npcs; i++) {
+		key = o->pcs[i].addr | 1ull << PROFRUN_PC_BITS;
+		at = (key * 0x9e3779b97f4a7c15ull) >> 40;
+		for (probe = 0; probe < h->pc_slots; probe++) {
+			memcpy(&slot,
+			       buf + h->pcs_off +
+				       ((at + probe) & mask) * sizeof(slot),
+			       sizeof(slot));
+			if (slot.key == 0)
+				break;
+		}
+		if (probe == h->pc_slots) {
+			h->pcs_lost += o->pcs[i].count;
+			h->flags |= PROFRUN_F_PC_OVERFLOW;
+			continue;
+		}
+		if (probe + 1 > h->pc_probe)
+			h->pc_probe = probe + 1;
+		slot = (struct profrun_pc){key, o->pcs[i].count};
+		memcpy(buf + h->pcs_off + ((at + probe) & mask) * sizeof(slot),
+		       &slot, sizeof(slot));
+	}
 }
 
 static void
-fill(uint8_t *buf, const struct member *m)
+hex_bytes(const char *hex, struct profrun_module *rec)
+{
+	unsigned v;
+
+	while (rec->build_id_len < PROFRUN_BUILD_ID_MAX && hex[0] && hex[1] &&
+	       sscanf(hex, "%2x", &v) == 1) {
+		rec->build_id[rec->build_id_len++] = (uint8_t)v;
+		hex += 2;
+	}
+}
+
+static void
+fill_modules(uint8_t *buf, const struct profrun_header *h,
+	     const struct member_outside *o)
+{
+	struct profrun_module rec;
+	uint64_t str = h->modstr_off;
+	size_t i;
+
+	for (i = 0; i < o->nmods; i++) {
+		const struct member_module *m = &o->mods[i];
+
+		rec = (struct profrun_module){.start = m->start,
+					      .end = m->end,
+					      .load_bias = m->bias,
+					      .path_off = (uint32_t)str,
+					      .kind = m->kind,
+					      .gen_loaded = 1};
+		hex_bytes(m->build_id, &rec);
+		memcpy(buf + h->modules_off + i * sizeof(rec), &rec,
+		       sizeof(rec));
+		strcpy((char *)buf + str, m->path);
+		str += strlen(m->path) + 1;
+	}
+	if (h->vdso_size)
+		memcpy(buf + h->vdso_off, o->vdso, h->vdso_size);
+}
+
+static void
+fill(uint8_t *buf, struct member *m)
 {
 	const struct profrun_header *h = &m->hdr;
 	struct profrun_wrap w;
 	uint64_t i, slot = 0;
 	uint16_t v;
 
+	if (m->outside) {
+		fill_pcs(buf, &m->hdr, m->outside);
+		fill_modules(buf, h, m->outside);
+	}
 	memcpy(buf, h, sizeof(*h));
 	strcpy((char *)buf + h->exe_off, m->exe);
 	if (m->note)

@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "member-write.h"
 #include "merge-out.h"
+#include "merge-outside.h"
 
 /* "<digits>.prof" or "<digits>-<digits>.prof" */
 static bool
@@ -137,6 +138,21 @@ member_path(const char *dir, int32_t pid)
 	}
 }
 
+/* The PC tables of the members of IM's binary in P (of every one in P,
+ * counting their own binary's PCs as unknown, when FOREIGN), into MO. */
+static int
+image_outside(struct merge_outside *mo, const struct image *im,
+	      const struct profile **p, size_t n, bool foreign)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((foreign || profile_same_binary(im->ref, p[i])) &&
+		    merge_outside_add(mo, p[i], foreign))
+			return -1;
+	return 0;
+}
+
 static int
 write_image(const char *dir, const struct image *im,
 	    const struct profile **same, size_t nsame,
@@ -147,20 +163,31 @@ write_image(const char *dir, const struct image *im,
 			    .note = im->ref->note,
 			    .samples = im->samples,
 			    .n = im->n};
+	struct merge_outside mo = {0};
+	struct member_outside outside;
 	char *path = member_path(dir, im->ref->hdr.pid);
-	int ret;
+	bool is_ref = profile_same_binary(im->ref, ref);
+	int ret = -1;
 
-	if (!path) {
+	if (path && image_outside(&mo, im, same, nsame, false) == 0 &&
+	    (!is_ref || image_outside(&mo, im, foreign, nforeign, true) == 0)) {
+		mo.unmapped += im->unnamed;
+		ret = merge_outside_finish(&mo, &mb.outside, &outside);
+	}
+	if (ret) {
 		cli_error("%s: out of memory", dir);
+		merge_outside_fini(&mo);
+		free(path);
 		return -1;
 	}
 	mb.hdr = im->ref->hdr;
 	image_header(&mb, im, same, nsame, false);
-	if (profile_same_binary(im->ref, ref))
+	if (is_ref)
 		image_header(&mb, im, foreign, nforeign, true);
 	mb.hdr.samples_total = im->main + im->outside;
 	mb.hdr.samples_outside = im->outside;
 	ret = member_write(path, &mb);
+	merge_outside_fini(&mo);
 	free(path);
 	return ret;
 }

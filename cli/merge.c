@@ -6,11 +6,16 @@
  * Headers combine: CPU times add up, the first start and last end are
  * kept, flags are or-ed, the end state is the common one (a mixture of
  * clean ends is "exited"; any run cut short makes the sum cut short).
+ * Samples outside the main executables are merged per object at their
+ * link-time addresses (cli/merge-outside.c).
  *
  * With --force, an input whose main binary is another build is mapped
  * onto the reference binary by function name: each of its functions'
  * samples go to the entry of the same-named function; samples in
- * functions the reference lacks are counted as outside its code.
+ * functions the reference lacks are counted as outside its code (as
+ * unknown when the merged file has a PC table).  Their
+ * samples in libraries are kept like any input's; those in their own
+ * binary outside its histogram count as unknown.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -136,6 +141,7 @@ add_by_name(struct image *im, const struct func_list *funcs,
 		addr = elf_funcs_find(names, funcs->v[i].symbol);
 		if (addr == 0) {
 			im->outside += funcs->v[i].samples;
+			im->unnamed += funcs->v[i].samples;
 			continue;
 		}
 		t[im->n].addr =
@@ -179,25 +185,6 @@ merge_foreign(struct merge *m)
 	return ret;
 }
 
-/* The merged files keep the samples outside the main executables as a
- * count only: say so when the inputs knew where they fell. */
-static void
-say_outside_dropped(const struct merge *m)
-{
-	uint64_t n = 0;
-	size_t k, i;
-
-	for (k = 0; k < m->nruns; k++)
-		for (i = 0; i < m->runs[k].n; i++)
-			if (m->runs[k].members[i].has_pcs)
-				n += m->runs[k].members[i].outside;
-	if (n > 0)
-		cli_warn("merge: %llu samples in shared libraries, the vdso or "
-			 "unknown code are kept as a count (\"[not recorded]\" "
-			 "in reports), without their functions",
-			 (unsigned long long)n);
-}
-
 int
 merge_profiles(char *const *paths, size_t n, const char *out, bool force)
 {
@@ -221,8 +208,6 @@ merge_profiles(char *const *paths, size_t n, const char *out, bool force)
 		goto done;
 	ret = merge_out_write(out, &m.images, m.same, m.nsame, m.foreign,
 			      m.nforeign, m.ref);
-	if (ret == 0)
-		say_outside_dropped(&m);
 done:
 	image_set_fini(&m.images);
 	free(m.same);

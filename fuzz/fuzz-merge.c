@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Harness: reading several members and merging them into one report
- * (report_build in cli/aggregate.c, symbolization, both output formats).
+ * (report_build in cli/aggregate.c, symbolization, both output formats),
+ * and the writer path of `profrun merge` for their samples outside the
+ * main executable (cli/merge-outside.c, cli/member-write.c): the merged
+ * member must read back with every sample accounted for and every PC in
+ * a module.
  *
  * Input: one option byte, then members, each starting with the magic
  * "PROFRUN\0" (so a concatenation of real member files is a valid input).
@@ -15,6 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
+#include "cli/merge-outside.h"
+#include "cli/outside.h"
 #include "cli/report.h"
 #include "fuzz.h"
 
@@ -72,6 +80,77 @@ report_once(const struct run *run, const struct report_opts *opts, FILE *out)
 	report_fini(&r);
 }
 
+/* Sum of the placed (table) and unplaced (lost, unmapped) samples of P. */
+static uint64_t
+outside_known(const struct profile *p)
+{
+	uint64_t n = p->pcs_lost + p->pcs_unmapped;
+	size_t i;
+
+	for (i = 0; i < p->npcs; i++)
+		n += p->pcs[i].count;
+	return n;
+}
+
+/* The merged member of RUN's outside samples, read back. */
+static void
+check_written(const struct member *mb, uint64_t want)
+{
+	char path[] = "/tmp/fuzz-merge-XXXXXX", err[256];
+	struct profile out;
+	int fd = mkstemp(path);
+	size_t i;
+
+	fuzz_assert(fd >= 0 && unlink(path) == 0, "no temporary file");
+	close(fd);
+	fuzz_assert(member_write(path, (struct member *)mb) == 0,
+		    "merged member not written");
+	fd = profile_read(path, &out, err, sizeof(err));
+	unlink(path);
+	if (fd != 0)
+		fprintf(stderr, "fuzz: %s\n", err);
+	fuzz_assert(fd == 0, "merged member refused by the reader");
+	fuzz_assert(outside_known(&out) == want,
+		    "merged samples do not add up");
+	for (i = 0; i < out.npcs; i++)
+		fuzz_assert(outside_module(&out, out.pcs[i].pc,
+					   out.pcs[i].gen) != NULL,
+			    "merged PC in no module");
+	profile_fini(&out);
+}
+
+static void
+merge_once(const struct run *run, bool foreign)
+{
+	struct member mb = {.exe = "/bin/x"};
+	struct merge_outside mo = {0};
+	struct member_outside buf;
+	uint64_t want = 0;
+	size_t i;
+
+	for (i = 0; i < run->n; i++) {
+		if (outside_known(&run->members[i]) >= (1ull << 58))
+			goto done; /* sums of 8 stay plausible */
+		want += outside_known(&run->members[i]);
+		fuzz_assert(merge_outside_add(&mo, &run->members[i],
+					      foreign && i > 0) == 0,
+			    "out of memory");
+	}
+	fuzz_assert(merge_outside_finish(&mo, &mb.outside, &buf) == 0,
+		    "out of memory");
+	if (!mb.outside)
+		goto done;
+	mb.hdr.nbuckets = 8;
+	mb.hdr.bucket_size = 2;
+	mb.hdr.scale = 65536;
+	mb.hdr.text_start = 0x1000;
+	mb.hdr.text_end = 0x1010;
+	mb.hdr.samples_outside = mb.hdr.samples_total = want;
+	check_written(&mb, want);
+done:
+	merge_outside_fini(&mo);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -94,6 +173,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (run.n > 0) {
 		opts.pid = data[0] & 16 ? members[0].hdr.pid : 0;
 		report_once(&run, &opts, sink);
+		merge_once(&run, opts.force);
 	}
 	for (i = 0; i < run.n; i++)
 		profile_fini(&members[i]);

@@ -163,19 +163,48 @@ def old_profiles_without_a_pc_table_still_add_up(tmp):
     expect(f == {"hot_a": 40, "[not recorded]": 9}, f"functions {f}")
 
 
+def library_functions(rep):
+    """{(module basename, function): samples} of the functions outside the
+    main executable."""
+    exe = rep["processes"][0]["exe"]
+    out = {}
+    for f in rep["functions"]:
+        if f["module"] != exe:
+            key = (os.path.basename(f["module"]), f["name"])
+            out[key] = out.get(key, 0) + f["samples"]
+    return out
+
+
 @case
 def merge_keeps_library_samples(tmp):
-    out, _ = profrun(tmp, "a.prof", wl("libcopy"), "0.5", "0.5")
-    before = report_json(out)
+    runs = [profrun(tmp, f"r{i}.prof", wl("libcopy"), "0.4", "0.3")[0] for i in range(3)]
+    reps = [report_json(r) for r in runs]
     merged = os.path.join(tmp, "m.prof")
-    cp = run([PROFRUN, "merge", "-o", merged, out])
+    cp = run([PROFRUN, "merge", "-o", merged, *runs])
     expect(cp.returncode == 0, f"merge: {cp.stderr}")
-    expect("[not recorded]" in cp.stderr, f"merge does not say what it drops: {cp.stderr!r}")
+    expect("[not recorded]" not in cp.stderr, f"merge drops library samples: {cp.stderr!r}")
     rep = report_json(merged)
     accounts_for_all(rep)
-    expect(rep["samples"]["total"] == before["samples"]["total"] and
-           samples_of(rep, "[not recorded]") == before["samples"]["outside"],
-           f"merged {rep['samples']}, before {before['samples']}")
+    for k in ("total", "main", "outside", "libraries", "vdso", "unknown"):
+        want = sum(r["samples"][k] for r in reps)
+        expect(rep["samples"][k] == want, f"samples.{k}: merged {rep['samples']}, "
+               f"inputs {[r['samples'] for r in reps]}")
+    want = {}
+    for r in reps:
+        for key, n in library_functions(r).items():
+            want[key] = want.get(key, 0) + n
+    got = library_functions(rep)
+    expect(got == want, f"library functions differ: merged {sorted(got.items())[:8]}, "
+           f"summed {sorted(want.items())[:8]}")
+    expect(module_samples(rep, LIBC) >= 1 and "[not recorded]" not in
+           {f["name"] for f in rep["functions"]}, f"functions {rep['functions'][:6]}")
+    again = os.path.join(tmp, "mm.prof")
+    cp = run([PROFRUN, "merge", "-o", again, merged, runs[0]])
+    expect(cp.returncode == 0, f"merge of a merged profile: {cp.stderr}")
+    twice = library_functions(report_json(again))
+    for key, n in library_functions(reps[0]).items():
+        want[key] = want.get(key, 0) + n
+    expect(twice == want, "merging a merged profile again is not exact")
 
 
 @case
