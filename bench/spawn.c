@@ -102,8 +102,8 @@ main(int argc, char **argv)
 		first = 3;
 	}
 	if (argc - first < 2 || times < 1) {
-		fprintf(stderr, "usage: bench-spawn [-n K] RESULT "
-				"[NAME=VALUE...] -- PROGRAM [ARGS...]\n");
+		fprintf(stderr,
+			"usage: bench-spawn [-n K] RESULT [NAME=VALUE...] -- PROGRAM [ARGS...]\n");
 		return 64;
 	}
 	start = now_seconds();

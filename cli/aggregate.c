@@ -302,10 +302,10 @@ report_stop_reason(const struct profile *p, char *buf, size_t len)
 
 	if (!why)
 		return NULL;
-	snprintf(buf, len,
-		 "profile incomplete: %s; profrun stepped aside, "
-		 "later samples are missing",
-		 why);
+	snprintf(
+		buf, len,
+		"profile incomplete: %s; profrun stepped aside, later samples are missing",
+		why);
 	return buf;
 }
 

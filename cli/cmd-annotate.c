@@ -22,8 +22,7 @@ static const char annotate_usage[] =
 	"  --source-dir DIR    look for sources under DIR first (DIR/PATH,\n"
 	"                      then DIR with fewer leading directories of\n"
 	"                      PATH, down to DIR/BASENAME); repeatable\n"
-	"  --color=WHEN        highlight hot lines: auto (default: when "
-	"stdout\n"
+	"  --color=WHEN        highlight hot lines: auto (default: when stdout\n"
 	"                      is a terminal and NO_COLOR is unset), always,\n"
 	"                      never\n" SYMBOL_OPTIONS_HELP
 	"  -h, --help          show this help\n"
@@ -67,10 +66,9 @@ parse_color(const char *s, enum color *c)
 	else if (strcmp(s, "never") == 0)
 		*c = COLOR_NEVER;
 	else
-		return opt_usage_error("annotate",
-				       "--color takes auto, always "
-				       "or never, not",
-				       s);
+		return opt_usage_error(
+			"annotate", "--color takes auto, always or never, not",
+			s);
 	return -1;
 }
 
@@ -151,8 +149,8 @@ cmd_annotate(int argc, char **argv)
 			ret = parse_option(c, &cmd);
 	}
 	if (ret < 0 && optind >= argc) {
-		cli_error("annotate: missing PROFILE (see profrun annotate "
-			  "--help)");
+		cli_error(
+			"annotate: missing PROFILE (see profrun annotate --help)");
 		ret = EXIT_USAGE;
 	}
 	if (ret < 0) {

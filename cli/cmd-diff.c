@@ -14,10 +14,8 @@
 static const char diff_usage[] =
 	"Usage: profrun diff [OPTIONS] BASE NEW\n"
 	"\n"
-	"Compare the flat profiles BASE and NEW, each a profile (run "
-	"directory\n"
-	"or member file) or a JSON report ('profrun report --format json', "
-	"e.g.\n"
+	"Compare the flat profiles BASE and NEW, each a profile (run directory\n"
+	"or member file) or a JSON report ('profrun report --format json', e.g.\n"
 	"a baseline committed to the repository).  Functions match by name\n"
 	"(and module).  For each: its share of the samples in BASE and NEW,\n"
 	"the change in percentage points, and whether the change is\n"
@@ -27,8 +25,7 @@ static const char diff_usage[] =
 	"default confidence (docs/diff.md).\n"
 	"\n"
 	"A function is a regression when its share grew significantly and by\n"
-	"more than --threshold points; a new function with such a share "
-	"counts\n"
+	"more than --threshold points; a new function with such a share counts\n"
 	"too.\n"
 	"\n"
 	"Options:\n"
@@ -45,8 +42,7 @@ static const char diff_usage[] =
 	"  -o, --output FILE   write to FILE instead of stdout\n"
 	"  -h, --help          show this help\n"
 	"\n"
-	"Exit status: 0 no regression (as --fail-on defines it), 1 "
-	"regression,\n"
+	"Exit status: 0 no regression (as --fail-on defines it), 1 regression,\n"
 	"2 error (unreadable or unsupported input, bad command line).\n";
 
 enum {
@@ -104,9 +100,8 @@ parse_fail_on(const char *s, struct diff_opts *o)
 	else if (strcmp(s, "none") == 0)
 		o->fail_on = FAIL_ON_NONE;
 	else
-		return diff_usage_error("--fail-on takes regression, any or "
-					"none, not",
-					s);
+		return diff_usage_error(
+			"--fail-on takes regression, any or none, not", s);
 	return -1;
 }
 
@@ -124,16 +119,15 @@ diff_option(int c, struct diff_opts *o, const char **output)
 	case OPT_THRESHOLD:
 		o->threshold = parse_real(optarg, 0, 100);
 		return o->threshold < 0
-			       ? diff_usage_error("--threshold needs points in "
-						  "[0, 100], not",
-						  optarg)
+			       ? diff_usage_error(
+					 "--threshold needs points in [0, 100], not",
+					 optarg)
 			       : -1;
 	case OPT_CONFIDENCE:
 		o->confidence = parse_real(optarg, 50, 99.9999999);
 		return o->confidence < 0
 			       ? diff_usage_error(
-					 "--confidence needs a percentage in "
-					 "[50, 100), not",
+					 "--confidence needs a percentage in [50, 100), not",
 					 optarg)
 			       : -1;
 	case OPT_FAIL_ON:
@@ -210,8 +204,8 @@ cmd_diff(int argc, char **argv)
 			return ret;
 	}
 	if (argc - optind != 2) {
-		cli_error("diff: expected BASE and NEW (see profrun diff "
-			  "--help)");
+		cli_error(
+			"diff: expected BASE and NEW (see profrun diff --help)");
 		return DIFF_ERROR;
 	}
 	return diff_run(argv[optind], argv[optind + 1], &o, output);

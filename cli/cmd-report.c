@@ -26,15 +26,13 @@ static const char report_usage[] =
 	"                        json      schema profrun-report/1\n"
 	"                        csv       one row per function (RFC 4180)\n"
 	"                        markdown  a GitHub-flavoured table\n"
-	"                        gmon      gmon.out for 'gprof -p BINARY "
-	"FILE'\n"
+	"                        gmon      gmon.out for 'gprof -p BINARY FILE'\n"
 	"                        pprof     gzipped profile.proto for pprof\n"
 	"  -o, --output FILE   write to FILE instead of stdout\n"
 	"  --top N             show only the N hottest functions (and lines)\n"
 	"  --lines             also the profile by source line (file:line),\n"
 	"                      each line with the innermost function it\n"
-	"                      belongs to (an inlined helper's, not its "
-	"caller's)\n"
+	"                      belongs to (an inlined helper's, not its caller's)\n"
 	"  --inline            split each function's samples among the\n"
 	"                      functions inlined into it, shown as\n"
 	"                      \"helper [inlined into caller]\"\n"
@@ -43,8 +41,8 @@ static const char report_usage[] =
 	"                      file name: libc.so.6, [vdso], [unknown])\n"
 	"  --main-only         only the main executables, as before shared\n"
 	"                      libraries were attributed: the samples outside\n"
-	"                      them stay counted in the "
-	"header\n" SYMBOL_OPTIONS_HELP "  -h, --help          show this help\n"
+	"                      them stay counted in the header\n" SYMBOL_OPTIONS_HELP
+	"  -h, --help          show this help\n"
 	"\n"
 	"Debug information is found in the binary, through .gnu_debuglink and\n"
 	"the build-id tree (/usr/lib/debug and each --debug-dir), and, when\n"
@@ -55,8 +53,7 @@ static const char report_usage[] =
 	"is reported by address); the vdso from its image in the profile;\n"
 	"what fell in no known module is one [unknown] entry.\n"
 	"\n"
-	"Exit status: 0 success, 1 unusable profile or binary, 64 usage "
-	"error.\n";
+	"Exit status: 0 success, 1 unusable profile or binary, 64 usage error.\n";
 
 enum {
 	OPT_FORMAT = OPT_OWN,

@@ -36,23 +36,20 @@ struct run_opts {
 static const char run_usage[] =
 	"Usage: profrun [OPTIONS] [--] PROGRAM [ARGS...]\n"
 	"       profrun report [OPTIONS] PROFILE...\n"
+	"       profrun annotate [OPTIONS] [FUNCTION...] PROFILE\n"
 	"       profrun merge -o OUT PROFILE...\n"
 	"       profrun diff [OPTIONS] BASE NEW\n"
 	"\n"
 	"Runs PROGRAM (dynamically linked, not rebuilt) with the profrun shim\n"
-	"preloaded, then prints its flat profile on stderr.  PROGRAM's "
-	"stdout,\n"
+	"preloaded, then prints its flat profile on stderr.  PROGRAM's stdout,\n"
 	"stdin and exit status are its own.\n"
 	"\n"
 	"Options:\n"
-	"  -o, --output PATH   write the run's profile to PATH, a directory "
-	"with one\n"
-	"                      file per process (default: ./PROGRAM.prof); an "
-	"earlier\n"
+	"  -o, --output PATH   write the run's profile to PATH, a directory with one\n"
+	"                      file per process (default: ./PROGRAM.prof); an earlier\n"
 	"                      profile at PATH is replaced\n"
 	"  -q, --quiet         record only; print no report\n"
-	"  -F, --freq HZ       sampling rate in Hz (default 100; the kernel's "
-	"tick,\n"
+	"  -F, --freq HZ       sampling rate in Hz (default 100; the kernel's tick,\n"
 	"                      often 250 Hz, caps what is achieved)\n"
 	"      --top N         print at most N functions\n"
 	"      --format FMT    report format: text (default) or json\n"
@@ -60,11 +57,10 @@ static const char run_usage[] =
 	"  -V, --version       show the version\n"
 	"\n"
 	"Subcommands:\n"
-	"  report              print the profile of an earlier run (profrun "
-	"report --help)\n"
+	"  report              print the profile of an earlier run (profrun report --help)\n"
+	"  annotate            the hottest functions' source, line by line (profrun annotate --help)\n"
 	"  merge               add profiles up exactly (profrun merge --help)\n"
-	"  diff                compare two profiles; exit 1 on a regression "
-	"(profrun diff --help)\n"
+	"  diff                compare two profiles; exit 1 on a regression (profrun diff --help)\n"
 	"\n"
 	"Exit status:\n"
 	"  PROGRAM's own exit status, or 128+N if it was killed by signal N;\n"
@@ -132,9 +128,9 @@ parse_run_opts(int argc, char **argv, struct run_opts *o)
 			break;
 		case 'F':
 			if (parse_long(optarg, 1, FREQ_MAX, &o->freq) != 0) {
-				cli_error("--freq: '%s' is not a rate between "
-					  "1 and %ld Hz",
-					  optarg, FREQ_MAX);
+				cli_error(
+					"--freq: '%s' is not a rate between 1 and %ld Hz",
+					optarg, FREQ_MAX);
 				return EXIT_USAGE;
 			}
 			break;
@@ -150,9 +146,9 @@ parse_run_opts(int argc, char **argv, struct run_opts *o)
 		case 'f':
 			if (strcmp(optarg, "text") != 0 &&
 			    strcmp(optarg, "json") != 0) {
-				cli_error("--format: unknown format '%s' "
-					  "(text, json)",
-					  optarg);
+				cli_error(
+					"--format: unknown format '%s' (text, json)",
+					optarg);
 				return EXIT_USAGE;
 			}
 			o->report.format = optarg;
@@ -246,10 +242,9 @@ clear_run_dir(const char *path)
 			continue;
 		if (!is_member_name(e->d_name) ||
 		    (e->d_type != DT_REG && e->d_type != DT_UNKNOWN)) {
-			cli_error("%s: exists and is not a profrun profile "
-				  "(holds '%s'); "
-				  "choose another path with -o",
-				  path, e->d_name);
+			cli_error(
+				"%s: exists and is not a profrun profile (holds '%s'); choose another path with -o",
+				path, e->d_name);
 			ret = -1;
 			break;
 		}
@@ -275,9 +270,9 @@ same_directory(const char *output, const char *abs)
 	if (lstat(output, &a) != 0 || lstat(abs, &b) != 0 ||
 	    !S_ISDIR(a.st_mode) || !S_ISDIR(b.st_mode) ||
 	    a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
-		cli_error("%s: changed while being prepared; refusing to write "
-			  "there",
-			  output);
+		cli_error(
+			"%s: changed while being prepared; refusing to write there",
+			output);
 		return -1;
 	}
 	return 0;
@@ -291,15 +286,15 @@ prepare_output(const char *output, char *abs, size_t abssz)
 
 	if (lstat(output, &st) == 0) {
 		if (S_ISLNK(st.st_mode)) {
-			cli_error("%s: is a symbolic link; refusing to write "
-				  "through it",
-				  output);
+			cli_error(
+				"%s: is a symbolic link; refusing to write through it",
+				output);
 			return -1;
 		}
 		if (!S_ISDIR(st.st_mode)) {
-			cli_error("%s: exists and is not a profrun profile; "
-				  "choose another path with -o",
-				  output);
+			cli_error(
+				"%s: exists and is not a profrun profile; choose another path with -o",
+				output);
 			return -1;
 		}
 		if (clear_run_dir(output) != 0)
@@ -336,9 +331,9 @@ setup_child_environ(const char *shim, const char *outdir, long freq)
 	int ret;
 
 	if (strpbrk(shim, ": ")) {
-		cli_error("%s: the shim's path contains ':' or ' ', which "
-			  "LD_PRELOAD cannot carry",
-			  shim);
+		cli_error(
+			"%s: the shim's path contains ':' or ' ', which LD_PRELOAD cannot carry",
+			shim);
 		return -1;
 	}
 	if (old && *old)
@@ -412,9 +407,9 @@ run_unprofiled(const char *prog, char **argv)
 {
 	int status;
 
-	cli_error("%s: set-user-ID or set-group-ID program: it runs, but is "
-		  "not profiled",
-		  argv[0]);
+	cli_error(
+		"%s: set-user-ID or set-group-ID program: it runs, but is not profiled",
+		argv[0]);
 	spawn(prog, argv, &status);
 	return status;
 }

@@ -70,9 +70,9 @@ same_build(int fd, const char *path, const unsigned char *want, int wlen)
 	if (!same) {
 		have = len > 0 ? hex(bits, (int)len) : strdup("none");
 		need = hex(want, wlen);
-		cli_warn("%s: debug file of another build (build-id %s, the "
-			 "binary's is %s); ignored",
-			 path, have ? have : "?", need ? need : "?");
+		cli_warn(
+			"%s: debug file of another build (build-id %s, the binary's is %s); ignored",
+			path, have ? have : "?", need ? need : "?");
 		free(have);
 		free(need);
 	}

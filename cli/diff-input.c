@@ -122,11 +122,11 @@ check_schema(const struct diff_side *s, json_object *root)
 	schema = json_object_get_string(v);
 	if (strcmp(schema, REPORT_SCHEMA) == 0)
 		return 0;
-	snprintf(buf, sizeof(buf),
-		 "schema \"%.100s\" is not supported (this "
-		 "profrun reads " REPORT_SCHEMA "; regenerate the baseline "
-		 "with 'profrun report --format json')",
-		 schema);
+	snprintf(
+		buf, sizeof(buf),
+		"schema \"%.100s\" is not supported (this profrun reads " REPORT_SCHEMA
+		"; regenerate the baseline with 'profrun report --format json')",
+		schema);
 	return side_error(s, buf);
 }
 
@@ -174,9 +174,9 @@ json_rest(struct diff_side *s, json_object *root, json_object *samples,
 	    (uint64_t)left > s->total - listed - (uint64_t)outside)
 		return side_error(s, "samples do not add up to samples.total");
 	if (left > 0)
-		cli_warn("diff: %s lists only the top functions; the others "
-			 "are compared as one",
-			 s->path);
+		cli_warn(
+			"diff: %s lists only the top functions; the others are compared as one",
+			s->path);
 	if ((left > 0 &&
 	     diff_side_add(s, DIFF_OMITTED, NULL, (uint64_t)left)) ||
 	    (outside > 0 &&

@@ -96,9 +96,7 @@ diff_text(const struct diff *d, FILE *out)
 		" samples)\n",
 		d->base.path, d->base.total, d->new.path, d->new.total);
 	fprintf(out,
-		"method: %s at %g%% family-wise confidence over %zu "
-		"functions; flagged when a share changes by more than %g "
-		"points\n\n",
+		"method: %s at %g%% family-wise confidence over %zu functions; flagged when a share changes by more than %g points\n\n",
 		method_text(), d->opts->confidence, d->nrows,
 		d->opts->threshold);
 	fprintf(out, "%7s %7s %8s %8s  %-11s %s\n", "base %", "new %", "change",
@@ -140,8 +138,7 @@ diff_markdown(const struct diff *d, FILE *out)
 
 	fputs("### profrun diff: ", out);
 	verdict(d, out, true);
-	fputs("\n| function | module | base % | new % | change (points) | "
-	      "p-value | status |\n"
+	fputs("\n| function | module | base % | new % | change (points) | p-value | status |\n"
 	      "|:--|:--|--:|--:|--:|--:|:--|\n",
 	      out);
 	for (i = 0; i < n; i++)
@@ -155,8 +152,8 @@ diff_markdown(const struct diff *d, FILE *out)
 	fprintf(out, "`: %" PRIu64 " samples; NEW `", d->base.total);
 	markdown_cell(out, d->new.path);
 	fprintf(out,
-		"`: %" PRIu64 " samples.  %s at %g%% family-wise "
-		"confidence over %zu functions; flagged beyond %g points.\n",
+		"`: %" PRIu64
+		" samples.  %s at %g%% family-wise confidence over %zu functions; flagged beyond %g points.\n",
 		d->new.total, method_text(), d->opts->confidence, d->nrows,
 		d->opts->threshold);
 	fflush(out);

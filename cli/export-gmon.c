@@ -69,10 +69,10 @@ warn_left_out(const struct image_set *set, const struct image *im)
 	for (i = 0; i < set->n; i++) {
 		if (&set->v[i] == im || set->v[i].main == 0)
 			continue;
-		cli_warn("gmon: a gmon.out holds one executable: %s written, "
-			 "%" PRIu64 " samples of %s left out (select it with "
-			 "--pid)",
-			 im->ref->exe, set->v[i].main, set->v[i].ref->exe);
+		cli_warn(
+			"gmon: a gmon.out holds one executable: %s written, %" PRIu64
+			" samples of %s left out (select it with --pid)",
+			im->ref->exe, set->v[i].main, set->v[i].ref->exe);
 	}
 }
 
@@ -112,11 +112,10 @@ export_gmon(const struct report *r, FILE *out)
 		return -1;
 	warn_left_out(&set, image_set_hottest(&set));
 	if (r->outside > 0)
-		cli_warn("gmon: gprof's histogram holds one range, so gmon.out "
-			 "has the main executable only: %" PRIu64 " samples in "
-			 "shared libraries, the vdso or unknown code are left "
-			 "out (see --format pprof)",
-			 r->outside);
+		cli_warn(
+			"gmon: gprof's histogram holds one range, so gmon.out has the main executable only: %" PRIu64
+			" samples in shared libraries, the vdso or unknown code are left out (see --format pprof)",
+			r->outside);
 	gmon_header(out);
 	ret = gmon_image(r, image_set_hottest(&set), out);
 	image_set_fini(&set);

@@ -59,9 +59,9 @@ remove_run(const char *path, bool dry)
 		    strcmp(de->d_name, "..") == 0)
 			continue;
 		if (!is_member_name(de->d_name)) {
-			cli_error("merge: %s: holds %s, not a run directory; "
-				  "refusing to replace it",
-				  path, de->d_name);
+			cli_error(
+				"merge: %s: holds %s, not a run directory; refusing to replace it",
+				path, de->d_name);
 			ret = -1;
 		} else if (!dry && unlinkat(dirfd(dir), de->d_name, 0) < 0) {
 			cli_error("merge: %s/%s: %s", path, de->d_name,

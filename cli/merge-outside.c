@@ -45,8 +45,8 @@ obj_find(struct merge_outside *mo, const struct member_module *key)
 
 	for (i = 0; i < mo->n; i++) {
 		o = &mo->v[i];
-		if (o->rec.kind == key->kind &&
-		    o->rec.start == key->start && o->rec.end == key->end &&
+		if (o->rec.kind == key->kind && o->rec.start == key->start &&
+		    o->rec.end == key->end &&
 		    strcmp(o->rec.path, key->path) == 0 &&
 		    strcmp(o->rec.build_id, key->build_id) == 0)
 			return o;

@@ -71,11 +71,11 @@ run_main(const struct run *run)
 static int
 refuse_other(const struct merge *m, size_t k, const struct profile *main)
 {
-	cli_error("merge: %s: a profile of another binary (%s, build-id %s) "
-		  "than %s (%s, build-id %s); --force merges by function name",
-		  m->runs[k].path, main->exe,
-		  main->build_id[0] ? main->build_id : "none", m->runs[0].path,
-		  m->ref->exe, m->ref->build_id[0] ? m->ref->build_id : "none");
+	cli_error(
+		"merge: %s: a profile of another binary (%s, build-id %s) than %s (%s, build-id %s); --force merges by function name",
+		m->runs[k].path, main->exe,
+		main->build_id[0] ? main->build_id : "none", m->runs[0].path,
+		m->ref->exe, m->ref->build_id[0] ? m->ref->build_id : "none");
 	return -1;
 }
 

@@ -108,12 +108,12 @@ check_buckets(const struct profrun_header *h, char *err, size_t errlen)
 	if (h->text_end <= h->text_start ||
 	    h->text_start > UINT64_MAX - cover || span > cover ||
 	    cover - span >= bs)
-		return profile_fail(err, errlen,
-				    "text range 0x%llx-0x%llx does not match "
-				    "%llu buckets of %u bytes",
-				    (unsigned long long)h->text_start,
-				    (unsigned long long)h->text_end,
-				    (unsigned long long)h->nbuckets, bs);
+		return profile_fail(
+			err, errlen,
+			"text range 0x%llx-0x%llx does not match %llu buckets of %u bytes",
+			(unsigned long long)h->text_start,
+			(unsigned long long)h->text_end,
+			(unsigned long long)h->nbuckets, bs);
 	return 0;
 }
 
@@ -245,8 +245,7 @@ read_wraps(const uint8_t *buf, const struct profrun_header *h,
 			free(w);
 			return profile_fail(
 				err, errlen,
-				"wrap slot %u is bad (bucket %llu of %llu, "
-				"%llu wraps)",
+				"wrap slot %u is bad (bucket %llu of %llu, %llu wraps)",
 				i, (unsigned long long)slot.key - 1,
 				(unsigned long long)h->nbuckets,
 				(unsigned long long)slot.wraps);

@@ -152,9 +152,9 @@ check_file(const char *shown, const char *path, int depth)
 		has = elf_has_interp(fd);
 		close(fd);
 		if (has == 0) {
-			cli_error("%s: statically linked; LD_PRELOAD cannot "
-				  "reach it, so profrun cannot profile it",
-				  shown);
+			cli_error(
+				"%s: statically linked; LD_PRELOAD cannot reach it, so profrun cannot profile it",
+				shown);
 			return 126;
 		}
 		return 0; /* unreadable ELF: let the kernel judge it */

@@ -97,10 +97,9 @@ report_write(const struct report *r, const char *format, FILE *out)
 	if (!f)
 		f = &formats[0];
 	if (f->binary && isatty(fileno(out))) {
-		cli_error("report: the %s format is binary; redirect it to a "
-			  "file "
-			  "or use -o FILE",
-			  f->name);
+		cli_error(
+			"report: the %s format is binary; redirect it to a file or use -o FILE",
+			f->name);
 		return -1;
 	}
 	if (f->binary)

@@ -72,14 +72,14 @@ report_markdown(const struct report *r, FILE *out)
 		rest += r->funcs.v[i].samples;
 	if (n < r->funcs.n)
 		fprintf(out,
-			"| %.2f | %" PRIu64 " | %.3f | *%zu more "
-			"functions* | |\n",
+			"| %.2f | %" PRIu64
+			" | %.3f | *%zu more functions* | |\n",
 			report_percent(r, rest), rest, report_seconds(r, rest),
 			r->funcs.n - n);
 	if (r->outside > 0)
 		fprintf(out,
-			"| %.2f | %" PRIu64 " | %.3f | *outside the "
-			"executable* | |\n",
+			"| %.2f | %" PRIu64
+			" | %.3f | *outside the executable* | |\n",
 			report_percent(r, r->outside), r->outside,
 			report_seconds(r, r->outside));
 	fflush(out);

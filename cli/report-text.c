@@ -119,8 +119,8 @@ print_samples(FILE *out, const struct report *r)
 		r->total, r->main, name, report_percent(r, r->main));
 	if (r->outside > 0 && r->opts->main_only)
 		fprintf(out,
-			", %" PRIu64 " outside (%.1f%%: shared libraries, "
-			"vdso, kernel)",
+			", %" PRIu64
+			" outside (%.1f%%: shared libraries, vdso, kernel)",
 			r->outside, report_percent(r, r->outside));
 	else if (r->outside > 0)
 		print_split(out, r);
@@ -140,8 +140,7 @@ print_rate_line(FILE *out, const struct report *r)
 			 ", above what the kernel delivers");
 	if (!r->rate_measured) {
 		fprintf(out,
-			"rate: %s; seconds assume the armed %.1f Hz "
-			"(requested %.0f Hz%s)\n",
+			"rate: %s; seconds assume the armed %.1f Hz (requested %.0f Hz%s)\n",
 			r->cut_short ? "CPU time unknown (cut short)"
 				     : "not measured (profiling stopped early)",
 			r->armed_hz, r->requested_hz, clip);
@@ -153,8 +152,7 @@ print_rate_line(FILE *out, const struct report *r)
 		fprintf(out, "CPU time %.2f s\n", r->cpu_seconds);
 	else
 		fprintf(out,
-			"CPU time %.2f s in the %zu processes that finished "
-			"(unknown for %zu cut short)\n",
+			"CPU time %.2f s in the %zu processes that finished (unknown for %zu cut short)\n",
 			r->cpu_known, r->nprocs - r->cut_short, r->cut_short);
 }
 
@@ -170,8 +168,7 @@ print_rate(FILE *out, const struct report *r)
 	print_rate_line(out, r);
 	if (r->armed_hz > 0 && r->armed_hz < r->requested_hz * 0.9)
 		fprintf(out,
-			"  the kernel armed the timer at %.1f Hz, below "
-			"the requested %.0f Hz\n",
+			"  the kernel armed the timer at %.1f Hz, below the requested %.0f Hz\n",
 			r->armed_hz, r->requested_hz);
 	if (r->tick_hz > 0 && r->tick_hz < cap)
 		cap = r->tick_hz;
@@ -183,13 +180,7 @@ print_rate(FILE *out, const struct report *r)
 	got = r->rate_hz * r->rate_cpu;
 	if (got < expected * RATE_SHORTFALL)
 		fprintf(out,
-			"  shortfall: %.0f samples, only %.0f%% of the %.0f "
-			"expected from CPU time x %.0f Hz: profiling signals "
-			"of "
-			"concurrent threads coalesce, or threads block "
-			"SIGPROF; "
-			"shares stay fair, the seconds are scaled to the rate "
-			"measured\n",
+			"  shortfall: %.0f samples, only %.0f%% of the %.0f expected from CPU time x %.0f Hz: profiling signals of concurrent threads coalesce, or threads block SIGPROF; shares stay fair, the seconds are scaled to the rate measured\n",
 			got, 100.0 * got / expected, expected, cap);
 }
 
@@ -331,11 +322,11 @@ print_functions(FILE *out, const struct report *r, const struct proc *pr,
 			" were outside it)\n",
 			outside);
 	else if (main == 0 && stopped)
-		fprintf(out, "no samples were recorded before profiling "
-			     "stopped\n");
+		fprintf(out,
+			"no samples were recorded before profiling stopped\n");
 	else if (main == 0)
-		fprintf(out, "no samples were recorded (the program used less "
-			     "CPU time than one sampling interval?)\n");
+		fprintf(out,
+			"no samples were recorded (the program used less CPU time than one sampling interval?)\n");
 }
 
 static void

@@ -139,9 +139,9 @@ src_warn(struct src_cache *c, const char *what, const char *why)
 	if (c->warned)
 		return;
 	c->warned = true;
-	cli_warn("%s: %s (%s); source lines and inlined functions may be "
-		 "missing",
-		 c->what, what, why);
+	cli_warn(
+		"%s: %s (%s); source lines and inlined functions may be missing",
+		c->what, what, why);
 }
 
 /* Whether libdw accepts every unit of DW (cheap: a header and one DIE

@@ -292,22 +292,18 @@ check_build_id(struct module *m, bool force)
 		return -1;
 	if (strcmp(have, m->build_id) != 0) {
 		if (m->library && !force) {
-			cli_warn("%s: build-id mismatch: profile recorded %s, "
-				 "file has %s (updated since the run?); "
-				 "reporting its addresses only (--force uses "
-				 "the file anyway)",
-				 m->exe, m->build_id, have);
+			cli_warn(
+				"%s: build-id mismatch: profile recorded %s, file has %s (updated since the run?); reporting its addresses only (--force uses the file anyway)",
+				m->exe, m->build_id, have);
 			ret = -1;
 		} else if (force) {
-			cli_warn("%s: build-id mismatch (profile %s, binary "
-				 "%s); "
-				 "--force: names may be wrong",
-				 m->exe, m->build_id, have);
+			cli_warn(
+				"%s: build-id mismatch (profile %s, binary %s); --force: names may be wrong",
+				m->exe, m->build_id, have);
 		} else {
-			cli_error("%s: build-id mismatch: profile recorded %s, "
-				  "binary has %s (rebuilt since the run? "
-				  "--force reports anyway)",
-				  m->exe, m->build_id, have);
+			cli_error(
+				"%s: build-id mismatch: profile recorded %s, binary has %s (rebuilt since the run? --force reports anyway)",
+				m->exe, m->build_id, have);
 			m->refused = true;
 			ret = -1;
 		}
@@ -440,8 +436,7 @@ module_new(const struct sym_object *obj, const struct sym_opts *o)
 	}
 	if (m->exe[0] == '\0') {
 		cli_warn(
-			"%s: executable path not recorded; reporting addresses "
-			"only",
+			"%s: executable path not recorded; reporting addresses only",
 			obj->what);
 		return m;
 	}
@@ -453,9 +448,9 @@ module_new(const struct sym_object *obj, const struct sym_opts *o)
 		return NULL;
 	}
 	if (m->nsyms == 0)
-		cli_warn("%s: no function symbols (stripped, no debug info "
-			 "found); reporting addresses only",
-			 m->exe);
+		cli_warn(
+			"%s: no function symbols (stripped, no debug info found); reporting addresses only",
+			m->exe);
 	m->src.what = module_debug_file(m);
 	return m;
 }

@@ -327,9 +327,9 @@ EXPORT void
 __monstartup(unsigned long lowpc, unsigned long highpc)
 {
 	if (shim_owns_profile())
-		shim_rival(PROFRUN_F_RIVAL_PROFIL,
-			   "program runs gprof's profil() itself (built with "
-			   "-pg)");
+		shim_rival(
+			PROFRUN_F_RIVAL_PROFIL,
+			"program runs gprof's profil() itself (built with -pg)");
 	if (REAL(__monstartup) != NULL)
 		real___monstartup(lowpc, highpc);
 }

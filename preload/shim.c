@@ -141,8 +141,8 @@ apply_setting(const struct setting *s, const char *value)
 		v = strtoul(value, &end, 10);
 		if (errno || end == value || *end || value[0] == '-' ||
 		    v == 0 || v > SHIM_MAX_FREQ)
-			shim_warn("PROFRUN_FREQ is not a rate in 1..100000 Hz; "
-				  "using 100");
+			shim_warn(
+				"PROFRUN_FREQ is not a rate in 1..100000 Hz; using 100");
 		else
 			*(uint32_t *)s->dst = (uint32_t)v;
 		break;
@@ -236,9 +236,9 @@ profile_open(pid_t pid, pid_t ppid, const struct profrun_header *from)
 		struct stat st;
 
 		if (lstat(g.dir, &st) == 0 && S_ISLNK(st.st_mode))
-			warn_err("refusing a run directory that is a symbolic "
-				 "link",
-				 g.dir, -dfd);
+			warn_err(
+				"refusing a run directory that is a symbolic link",
+				g.dir, -dfd);
 		else
 			warn_err("cannot open run directory", g.dir, -dfd);
 		return dfd;
@@ -275,9 +275,9 @@ shim_check_takeover(void)
 	if (g.state != SHIM_ON || getpid() != g.owner || !timer_taken_over())
 		return;
 	timer_forget();
-	mark_stopped(PROFRUN_F_RIVAL_SIGNAL,
-		     "SIGPROF was taken over without sigaction() or signal() "
-		     "(profil() inside libc, or a direct system call)");
+	mark_stopped(
+		PROFRUN_F_RIVAL_SIGNAL,
+		"SIGPROF was taken over without sigaction() or signal() (profil() inside libc, or a direct system call)");
 }
 
 /* Not async-signal-safe. */
