@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "options.h"
 #include "program.h"
 
 #define FREQ_MAX 100000L
@@ -71,20 +72,6 @@ static const char run_usage[] =
 	"\n"
 	"Environment: PROFRUN_SHIM overrides the shim's location.\n";
 
-static int
-parse_long(const char *s, long min, long max, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end != '\0' || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 /* Without -F, a PROFRUN_FREQ inherited from the environment reaches every
  * process of the run: refuse a bad one now rather than have each process
  * warn about it. */
@@ -92,9 +79,8 @@ static int
 check_inherited_freq(const struct run_opts *o)
 {
 	const char *env = getenv("PROFRUN_FREQ");
-	long v;
 
-	if (o->freq || !env || parse_long(env, 1, FREQ_MAX, &v) == 0)
+	if (o->freq || !env || opt_number(env, 1, FREQ_MAX) > 0)
 		return EXIT_OK;
 	cli_error("PROFRUN_FREQ: '%s' is not a rate between 1 and %ld Hz", env,
 		  FREQ_MAX);
@@ -127,7 +113,8 @@ parse_run_opts(int argc, char **argv, struct run_opts *o)
 			o->quiet = true;
 			break;
 		case 'F':
-			if (parse_long(optarg, 1, FREQ_MAX, &o->freq) != 0) {
+			o->freq = opt_number(optarg, 1, FREQ_MAX);
+			if (o->freq < 0) {
 				cli_error(
 					"--freq: '%s' is not a rate between 1 and %ld Hz",
 					optarg, FREQ_MAX);
@@ -135,7 +122,8 @@ parse_run_opts(int argc, char **argv, struct run_opts *o)
 			}
 			break;
 		case 't':
-			if (parse_long(optarg, 1, INT_MAX, &top) != 0) {
+			top = opt_number(optarg, 1, INT_MAX);
+			if (top < 0) {
 				cli_error(
 					"--top: '%s' is not a positive number",
 					optarg);

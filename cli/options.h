@@ -17,23 +17,22 @@ enum {
 	OPT_OWN,
 };
 
+/* clang-format off */
 /* The shared options, for a struct option table. */
-#define SYMBOL_OPTIONS                                                         \
-	{"force", no_argument, NULL, OPT_FORCE},                               \
-		{"pid", required_argument, NULL, OPT_PID},                     \
-		{"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},           \
-	{                                                                      \
-		"debug-dir", required_argument, NULL, OPT_DEBUG_DIR            \
-	}
+#define SYMBOL_OPTIONS \
+	{"force", no_argument, NULL, OPT_FORCE}, \
+	{"pid", required_argument, NULL, OPT_PID}, \
+	{"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE}, \
+	{"debug-dir", required_argument, NULL, OPT_DEBUG_DIR}
 
 /* Their help lines. */
-#define SYMBOL_OPTIONS_HELP                                                    \
-	"  --pid N             only the process N\n"                           \
-	"  --no-demangle       raw C++/Rust symbol names\n"                    \
-	"  --debug-dir DIR     look for debug files in DIR too (a build-id\n"  \
-	"                      tree, or the .gnu_debuglink file); "            \
-	"repeatable\n"                                                         \
+#define SYMBOL_OPTIONS_HELP \
+	"  --pid N             only the process N\n" \
+	"  --no-demangle       raw C++/Rust symbol names\n" \
+	"  --debug-dir DIR     look for debug files in DIR too (a build-id\n" \
+	"                      tree, or the .gnu_debuglink file); repeatable\n" \
 	"  --force             report even if the binary's build-id changed\n"
+/* clang-format on */
 
 /* A decimal number in [MIN, MAX], or -1 (MIN is at least 0). */
 long opt_number(const char *s, long min, long max);

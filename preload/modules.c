@@ -133,26 +133,11 @@ static bool
 describe(struct object *o, struct dl_phdr_info *info, struct scan *s)
 {
 	const ElfW(Ehdr) *vdso = vdso_ehdr();
-	uint64_t lo = UINT64_MAX, hi = 0;
+	uint64_t lo, hi;
 
 	memset(&o->rec, 0, sizeof(o->rec));
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		const uint8_t *mem =
-			(const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
-
-		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-			if (ph->p_vaddr < lo)
-				lo = ph->p_vaddr;
-			if (ph->p_vaddr + ph->p_memsz > hi)
-				hi = ph->p_vaddr + ph->p_memsz;
-		} else if (ph->p_type == PT_NOTE && o->rec.build_id_len == 0) {
-			o->rec.build_id_len = target_note_build_id(
-				mem, mem + ph->p_memsz,
-				ph->p_align == 8 ? 8 : 4, o->rec.build_id);
-		}
-	}
-	if (hi <= lo)
+	if (!target_describe_object(info, &lo, &hi, o->rec.build_id,
+				    &o->rec.build_id_len))
 		return false;
 	o->rec.start = info->dlpi_addr + lo;
 	o->rec.end = info->dlpi_addr + hi;

@@ -128,6 +128,17 @@ int target_find(struct target *t);
 uint32_t target_note_build_id(const uint8_t *p, const uint8_t *end,
 			      size_t align, uint8_t *out);
 
+struct dl_phdr_info;
+
+/* The link-time span [*LO, *HI) of the PF_X PT_LOAD segments of the loaded
+ * object INFO, and its build-id from its PT_NOTE segments in memory into
+ * BUILD_ID (PROFRUN_BUILD_ID_MAX bytes; *BUILD_ID_LEN 0 when none).
+ * Returns false when the object has no executable code.  Async-signal-safe
+ * (reads memory only). */
+bool target_describe_object(const struct dl_phdr_info *info, uint64_t *lo,
+			    uint64_t *hi, uint8_t *build_id,
+			    uint32_t *build_id_len);
+
 /* ---------------------------------------------------------------- modules.c */
 /* Bytes of the vdso's ELF image to keep (0: no vdso, or too large).
  * Async-signal-safe (reads the image in memory). */

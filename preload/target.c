@@ -65,6 +65,33 @@ target_note_build_id(const uint8_t *p, const uint8_t *end, size_t align,
 	return 0;
 }
 
+/* Async-signal-safe. */
+bool
+target_describe_object(const struct dl_phdr_info *info, uint64_t *lo,
+		       uint64_t *hi, uint8_t *build_id, uint32_t *build_id_len)
+{
+	*lo = UINT64_MAX;
+	*hi = 0;
+	*build_id_len = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const uint8_t *mem =
+			(const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			if (ph->p_vaddr < *lo)
+				*lo = ph->p_vaddr;
+			if (ph->p_vaddr + ph->p_memsz > *hi)
+				*hi = ph->p_vaddr + ph->p_memsz;
+		} else if (ph->p_type == PT_NOTE && *build_id_len == 0) {
+			*build_id_len = target_note_build_id(
+				mem, mem + ph->p_memsz,
+				ph->p_align == 8 ? 8 : 4, build_id);
+		}
+	}
+	return *hi > *lo;
+}
+
 struct phdr_scan {
 	struct target *t;
 	uint64_t lo, hi;
@@ -80,24 +107,8 @@ on_object(struct dl_phdr_info *info, size_t size, void *data)
 
 	s->found = 1;
 	s->t->load_bias = info->dlpi_addr;
-	s->lo = UINT64_MAX;
-	s->hi = 0;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		const uint8_t *mem =
-			(const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
-
-		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-			if (ph->p_vaddr < s->lo)
-				s->lo = ph->p_vaddr;
-			if (ph->p_vaddr + ph->p_memsz > s->hi)
-				s->hi = ph->p_vaddr + ph->p_memsz;
-		} else if (ph->p_type == PT_NOTE && s->t->build_id_len == 0) {
-			s->t->build_id_len = target_note_build_id(
-				mem, mem + ph->p_memsz,
-				ph->p_align == 8 ? 8 : 4, s->t->build_id);
-		}
-	}
+	target_describe_object(info, &s->lo, &s->hi, s->t->build_id,
+			       &s->t->build_id_len);
 	return 1; /* stop after the main executable */
 }
 

@@ -51,18 +51,19 @@ static void
 on_sigprof(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
-	uintptr_t pc = ucontext_pc(uc);
-	uint16_t before;
+	bool counting = active.hdr != NULL;
+	struct collect_sample s;
 
 	__atomic_add_fetch(&inflight, 1, __ATOMIC_ACQUIRE);
-	before = active.hdr != NULL ? collect_before_profil(&active, pc) : 0;
+	if (counting)
+		s = collect_before_profil(&active, ucontext_pc(uc));
 	if (profil_act.sa_flags & SA_SIGINFO)
 		profil_act.sa_sigaction(sig, si, uc);
 	else if (profil_act.sa_handler != SIG_DFL &&
 		 profil_act.sa_handler != SIG_IGN)
 		profil_act.sa_handler(sig);
-	if (active.hdr != NULL)
-		collect_after_profil(&active, pc, before);
+	if (counting)
+		collect_after_profil(&active, s);
 	__atomic_sub_fetch(&inflight, 1, __ATOMIC_RELEASE);
 	errno = saved;
 }

@@ -49,12 +49,12 @@ make_collect(uint32_t slots)
 static void
 sample(const struct collect *c, uintptr_t pc)
 {
-	size_t i = collect_bucket_index(pc, c->offset, c->scale);
-	uint16_t before = collect_before_profil(c, pc);
+	struct collect_sample s = collect_before_profil(c, pc);
 
-	if (i < c->nbuckets)
-		++c->hist[i];
-	collect_after_profil(c, pc, before);
+	CHECK_EQ(s.index, collect_bucket_index(pc, c->offset, c->scale));
+	if (s.index < c->nbuckets)
+		++c->hist[s.index];
+	collect_after_profil(c, s);
 }
 
 /* profil() counting into another buffer (a -pg takeover): our zero
@@ -65,8 +65,7 @@ untouched_counter_is_no_wrap(void)
 	struct collect c = make_collect(PROFRUN_WRAP_SLOTS);
 
 	for (int n = 0; n < 1000; n++)
-		collect_after_profil(&c, OFFSET + 6,
-				     collect_before_profil(&c, OFFSET + 6));
+		collect_after_profil(&c, collect_before_profil(&c, OFFSET + 6));
 	CHECK_EQ(hdr.samples_total, 1000);
 	CHECK_EQ(collect_exact_count(hist, tab, PROFRUN_WRAP_SLOTS, 3), 0);
 	CHECK_EQ(hdr.wraps_lost, 0);
@@ -192,7 +191,9 @@ hammer_pcs(void *arg)
 	const struct collect *c = arg;
 
 	for (int n = 0; n < PER_THREAD; n++)
-		collect_after_profil(c, LIB + 4 * (uintptr_t)(n % 80), 0);
+		collect_after_profil(c,
+				     collect_before_profil(
+					     c, LIB + 4 * (uintptr_t)(n % 80)));
 	return NULL;
 }
 
@@ -223,7 +224,7 @@ concurrent_pcs_land_or_are_counted(void)
 	CHECK_EQ(sum + hdr.pcs_lost, THREADS * PER_THREAD);
 	CHECK(hdr.pcs_lost > 0 && (hdr.flags & PROFRUN_F_PC_OVERFLOW));
 	/* a PC that cannot be a key is counted, not stored */
-	collect_after_profil(&c, (uintptr_t)1 << 50, 0);
+	collect_after_profil(&c, collect_before_profil(&c, (uintptr_t)1 << 50));
 	CHECK_EQ(hdr.pcs_unmapped, 1);
 }
 

@@ -141,11 +141,10 @@ struct profrun_header {
 	int32_t pid;
 	int32_t ppid;
 	uint32_t exe_off; /* file offset of the executable's absolute path */
-	uint32_t
-		note_off; /* file offset of a note on why the profile is incomplete, 0 = none */
+	/* file offset of a note on why the profile is incomplete, 0 = none */
+	uint32_t note_off;
 	uint32_t build_id_len;
-	uint32_t
-		tick_hz; /* kernel tick (CONFIG_HZ) seen at start, 0 = unknown */
+	uint32_t tick_hz; /* kernel tick (CONFIG_HZ) at start, 0 = unknown */
 	uint8_t build_id[PROFRUN_BUILD_ID_MAX];
 
 	/* timing */
