@@ -14,6 +14,7 @@
 
 #include "annotate.h"
 #include "strmap.h"
+#include "utf8.h"
 
 #define CONTEXT	  2    /* source lines shown around a sampled one */
 #define MERGE_GAP 6    /* windows closer than this are joined */
@@ -65,6 +66,8 @@ split_lines(struct source *s, size_t len)
 		if (s->text[i] != '\n')
 			continue;
 		s->text[i] = '\0';
+		if (i > 0 && s->text[i - 1] == '\r')
+			s->text[i - 1] = '\0';
 		if (i + 1 < len)
 			s->lines[s->nlines++] = s->text + i + 1;
 	}
@@ -122,6 +125,33 @@ open_source(const struct annotate_opts *o, const char *path)
 	return fopen(path, "r");
 }
 
+/* TEXT (*LEN bytes) as it may reach a terminal: no control characters but
+ * tabs (and line ends when KEEP_NEWLINES), valid UTF-8.  TEXT is freed;
+ * NULL when out of memory. */
+static char *
+printable(char *text, size_t *len, bool keep_newlines)
+{
+	char *valid;
+
+	cli_printable(text, *len, keep_newlines);
+	valid = utf8_valid(text, *len, len);
+	free(text);
+	return valid;
+}
+
+/* A name from the profile or the debug information (a function, a file, a
+ * path), written to OUT as printable() makes it. */
+static void
+put_name(FILE *out, const char *name)
+{
+	size_t len = strlen(name);
+	char *p = strdup(name);
+
+	p = p ? printable(p, &len, false) : NULL;
+	fputs(p ? p : "?", out);
+	free(p);
+}
+
 static void
 load_source(const struct annotate_opts *o, const char *path, struct source *s)
 {
@@ -131,6 +161,8 @@ load_source(const struct annotate_opts *o, const char *path, struct source *s)
 	errno = 0;
 	f = open_source(o, path);
 	s->text = f ? read_all(f, &len) : NULL;
+	if (s->text)
+		s->text = printable(s->text, &len, true);
 	if (s->text && split_lines(s, len) == 0) {
 		fclose(f);
 		return;
@@ -291,8 +323,9 @@ print_file(struct annotate *a, const struct func *f, const char *file)
 		fprintf(a->out,
 			"  (no line information: %" PRIu64 " samples)\n", s);
 	} else {
-		fprintf(a->out, "  %s\n%10s %7s %6s\n", file, "samples", "%",
-			"line");
+		fputs("  ", a->out);
+		put_name(a->out, file);
+		fprintf(a->out, "\n%10s %7s %6s\n", "samples", "%", "line");
 		print_windows(a, get_source(a, file), v, n, f->samples);
 	}
 	free(v);
@@ -307,8 +340,10 @@ print_function(struct annotate *a, const struct func *f)
 	struct strmap_slot *slot;
 	size_t i;
 
-	fprintf(a->out, "\n== %s: %" PRIu64 " samples (%.2f%%)\n", f->name,
-		f->samples, report_percent(a->r, f->samples));
+	fputs("\n== ", a->out);
+	put_name(a->out, f->name);
+	fprintf(a->out, ": %" PRIu64 " samples (%.2f%%)\n", f->samples,
+		report_percent(a->r, f->samples));
 	if (f->file) {
 		print_file(a, f, f->file);
 		strmap_get(&seen, f->file);
@@ -389,8 +424,9 @@ annotate_print(const struct report *r, const struct annotate_opts *o, FILE *out)
 	struct annotate a = {.r = r, .o = o, .out = out};
 	int ret;
 
-	fprintf(out, "profrun: %s: %" PRIu64 " samples\n", r->run->path,
-		r->total);
+	fputs("profrun: ", out);
+	put_name(out, r->run->path);
+	fprintf(out, ": %" PRIu64 " samples\n", r->total);
 	ret = o->nnames ? print_named(&a) : print_hottest(&a);
 	if (ret && o->nnames)
 		cli_error("annotate: none of the functions named has samples");

@@ -220,6 +220,44 @@ def invalid_utf8_names_give_strict_utf8_output(tmp):
 
 
 @case
+def hostile_source_text_never_reaches_the_terminal(tmp):
+    # annotate prints a program's source: its text and its file name are
+    # whatever the build had, escape sequences and stray bytes included
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        raise Skip("no C compiler to build a workload from a hostile source")
+    workloads = os.path.join(os.path.dirname(os.path.abspath(__file__)), "workloads")
+    src = os.path.join(os.fsencode(tmp), b"in\x1b[2Jl\xffine.c")
+    with open(os.path.join(workloads, "inline.c"), "rb") as f:
+        text = f.read().replace(b"/* HOT LINE */", b"/* HOT LINE \x1b]0;owned\x07 \xc0\xaf */")
+    with open(src, "wb") as f:
+        f.write(text.replace(b"\n", b"\r\n"))
+    exe = os.path.join(tmp, "inline-hostile")
+    cp = subprocess.run([cc.encode(), b"-O2", b"-g", b"-I", workloads.encode(), b"-o",
+                         exe.encode(), src], capture_output=True, timeout=120)
+    expect(cp.returncode == 0, f"cannot build the hostile source: {cp.stderr!r}")
+    prof = os.path.join(tmp, "hostile.prof")
+    cp = run([PROFRUN, "-q", "-F", "1000", "-o", prof, exe, "1.0"])
+    expect(cp.returncode == 0, f"exit {cp.returncode}: {cp.stderr}")
+    cp = subprocess.run([PROFRUN, "annotate", "--color=never", "churn", prof],
+                        capture_output=True, timeout=60)
+    expect(cp.returncode == 0, f"annotate: exit {cp.returncode}: {cp.stderr!r}")
+    for stream, data in (("stdout", cp.stdout), ("stderr", cp.stderr)):
+        expect(not any(c < 0x20 and c not in b"\t\n" or c == 0x7f for c in data),
+               f"a control character on {stream}: {data!r}")
+        try:
+            data.decode("utf-8", errors="strict")
+        except UnicodeDecodeError as e:
+            raise e2e.Failure(f"annotate's {stream} is not UTF-8: {e}")
+    out = cp.stdout.decode()
+    rows = [l for l in out.splitlines() if "HOT LINE" in l]
+    expect(len(rows) == 1 and rows[0].endswith("/* HOT LINE ?]0;owned? \ufffd\ufffd */")
+           and int(rows[0].split()[0]) > 0,
+           f"the hot line is not shown, sampled, with its controls replaced: {rows}")
+    expect("in?[2Jl\ufffdine.c" in out, f"the file name is not shown made printable:\n{out}")
+
+
+@case
 def fifo_member_refused_without_hanging(tmp):
     d = os.path.join(tmp, "fifo.prof")
     os.mkdir(d)
