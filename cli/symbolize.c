@@ -27,11 +27,15 @@
 #include "cli.h"
 #include "debuginfo.h"
 #include "demangle.h"
+#include "plt.h"
 #include "source.h"
 #include "symbolize.h"
 
 /* Unknown buckets further apart than this start a new range. */
 #define RANGE_GAP 256
+
+/* Rank of a PLT entry's name: below any symbol's (sym_rank()). */
+#define SYM_RANK_PLT 6
 
 struct sym {
 	uint64_t start, end; /* link-time [start, end) */
@@ -54,6 +58,8 @@ struct module {
 	Dwarf_Addr bias;
 	struct sym *syms;
 	size_t nsyms;
+	struct plt_entry *plt; /* names of the syms in the PLT */
+	size_t nplt;
 	bool refused;	      /* build-id mismatch without --force */
 	bool library;	      /* a mismatch costs only its names */
 	struct src_cache src; /* lines and inlined functions, by address */
@@ -160,6 +166,23 @@ sort_syms(struct module *m)
 	}
 }
 
+/* "NAME@plt" for the PLT entries of the module's file: less preferred than
+ * any symbol at the same address. */
+static void
+add_plt_syms(struct module *m)
+{
+	struct sym *y;
+	size_t i;
+
+	for (i = 0; i < m->nplt; i++) {
+		y = &m->syms[m->nsyms++];
+		y->start = m->plt[i].start;
+		y->end = m->plt[i].end;
+		y->name = m->plt[i].name;
+		y->rank = SYM_RANK_PLT;
+	}
+}
+
 static int
 load_syms(struct module *m)
 {
@@ -167,16 +190,22 @@ load_syms(struct module *m)
 	GElf_Sym s;
 	GElf_Addr addr;
 	GElf_Word shndx;
-	Elf *elf;
+	Dwarf_Addr bias;
+	Elf *elf = dwfl_module_getelf(m->mod, &bias);
 	const char *name;
 	struct sym *y;
 	uint64_t lim;
 
-	if (n <= 0)
+	if (elf && plt_entries(elf, &m->plt, &m->nplt))
+		return -1;
+	if (n < 0)
+		n = 0;
+	if (n == 0 && m->nplt == 0)
 		return 0;
-	m->syms = calloc((size_t)n, sizeof(*m->syms));
+	m->syms = calloc((size_t)n + m->nplt, sizeof(*m->syms));
 	if (!m->syms)
 		return -1;
+	add_plt_syms(m);
 	for (i = 1; i < n; i++) {
 		elf = NULL;
 		name = dwfl_module_getsym_info(m->mod, i, &s, &addr, &shndx,
@@ -252,6 +281,7 @@ module_free(struct module *m)
 	for (i = 0; i < m->nsyms; i++)
 		free(m->syms[i].file);
 	free(m->syms);
+	plt_entries_free(m->plt, m->nplt);
 	src_cache_fini(&m->src);
 	strmap_fini(&m->shown, free);
 	if (m->dwfl)
@@ -377,6 +407,25 @@ module_open(struct module *m, const struct sym_object *o)
 	dwfl_module_getelf(m->mod, &m->bias);
 }
 
+/* demangle() of RAW, keeping a "@plt" suffix (a PLT entry's name). */
+static char *
+demangle_suffixed(const char *raw)
+{
+	static const char suffix[] = "@plt";
+	size_t len = strlen(raw), k = sizeof(suffix) - 1;
+	char *base, *d, *s = NULL;
+
+	if (len <= k || strcmp(raw + len - k, suffix) != 0)
+		return demangle(raw);
+	base = strndup(raw, len - k);
+	d = base ? demangle(base) : NULL;
+	if (d && asprintf(&s, "%s%s", d, suffix) < 0)
+		s = NULL;
+	free(d);
+	free(base);
+	return s;
+}
+
 /* The shown name of RAW: demangled when asked and possible. */
 static const char *
 shown_name(struct module *m, const char *raw, bool demangled)
@@ -390,7 +439,7 @@ shown_name(struct module *m, const char *raw, bool demangled)
 	if (!slot)
 		return NULL;
 	if (!slot->value) {
-		s = demangle(raw);
+		s = demangle_suffixed(raw);
 		slot->value = s ? s : strdup(raw);
 	}
 	return slot->value;

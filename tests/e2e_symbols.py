@@ -10,6 +10,7 @@ shares are accepted within 5 standard deviations plus 2 points."""
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -19,6 +20,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e  # noqa: E402
+import mkprofile  # noqa: E402
 from e2e import (PROFRUN, Failure, Skip, check_share, expect,  # noqa: E402
                  one_line_error, report_json, run, samples_of, wl)
 
@@ -224,6 +226,41 @@ def annotate_shows_hot_line_and_survives_missing_source(tmp):
     cp = run([PROFRUN, "annotate", prof])
     expect(cp.returncode == 0 and "inline.c" in cp.stderr and "== churn" in cp.stdout,
            f"unreadable source: {cp.returncode} {cp.stderr}")
+
+
+def plt_entries(binary):
+    """{name@plt: address} of BINARY's PLT entries, as objdump names them."""
+    cp = run(["objdump", "-d", "-j", ".plt", "-j", ".plt.sec", "-j", ".plt.got", binary])
+    expect(cp.returncode == 0, f"objdump {binary}: {cp.stderr}")
+    return {m.group(2): int(m.group(1), 16)
+            for m in re.finditer(r"^([0-9a-f]+) <([^>+]+@plt)>:$", cp.stdout, re.M)}
+
+
+@case
+def plt_entries_named_by_their_functions(tmp):
+    # a call into a shared library goes through the program's PLT, which no
+    # symbol table covers; samples there are named NAME@plt, as objdump does
+    if not shutil.which("objdump"):
+        raise Skip("objdump (binutils) is needed to find the PLT entries")
+    binaries = ["split", "split-stripped"]
+    if os.path.exists(wl("split-ibtplt")):
+        binaries.append("split-ibtplt")  # entries in .plt.sec
+    for name in binaries:
+        entries = plt_entries(wl(name))
+        expect(len(entries) >= 3, f"{name}: too few PLT entries to test: {entries}")
+        counts = {e: 100 + 10 * i for i, e in enumerate(sorted(entries))}
+        prof = os.path.join(tmp, name + ".prof")
+        os.mkdir(prof)
+        args = dict(exe=wl(name), recorded_exe=None, text=None, bucket_size=2,
+                    sample=[f"{entries[e] + 2:#x}={c}" for e, c in counts.items()],
+                    symbol=[], outside=0, state="exited", exit=0, flags=0, note="",
+                    cpu_ms=1000, rate=1000, tick_hz=250, pid=10, ppid=1,
+                    build_id="auto", version=1, min_version=1)
+        with open(os.path.join(prof, "10.prof"), "wb") as f:
+            f.write(mkprofile.build(type("A", (), args)))
+        rep = report_json(prof)
+        got = {f["name"]: f["samples"] for f in rep["functions"]}
+        expect(got == counts, f"{name}: PLT samples {got}, expected {counts}")
 
 
 @case
