@@ -10,8 +10,10 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/gmon.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -27,6 +29,7 @@ typedef int (*execveat_fn)(int, const char *, char *const[], char *const[],
 			   int);
 typedef sighandler_t (*signal_fn)(int, sighandler_t);
 typedef void (*monstartup_fn)(unsigned long, unsigned long);
+typedef void (*exit_fn)(int);
 
 static fork_fn real_fork;
 static execve_fn real_execve, real_execvpe;
@@ -35,6 +38,7 @@ static fexecve_fn real_fexecve;
 static execveat_fn real_execveat;
 static signal_fn real_signal;
 static monstartup_fn real___monstartup;
+static exit_fn real__exit, real__Exit;
 
 /* Call real_<fn>, or fail with ENOSYS if it cannot be found. */
 #define CALL_REAL(fn, fail, ...)                                               \
@@ -53,6 +57,8 @@ interpose_resolve_all(void)
 	REAL(execveat);
 	REAL(signal);
 	REAL(__monstartup);
+	REAL(_exit);
+	REAL(_Exit);
 }
 
 /* ---------------------------------------------------------------- fork */
@@ -74,6 +80,29 @@ fork(void)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	errno = saved;
 	return pid;
+}
+
+/* ---------------------------------------------------------------- _exit
+ * The profile is finished with the status first (exit() does it in an
+ * on_exit handler, which _exit() skips).  Async-signal-safe as _exit is. */
+EXPORT void
+_exit(int status)
+{
+	shim_exit_now(status);
+	if (REAL(_exit))
+		real__exit(status);
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
+}
+
+EXPORT void
+_Exit(int status)
+{
+	shim_exit_now(status);
+	if (REAL(_Exit))
+		real__Exit(status);
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
 }
 
 /* ---------------------------------------------------------------- exec

@@ -309,6 +309,22 @@ on_exit_hook(int status, void *arg)
 	errno = saved;
 }
 
+/* Shells end with _exit(), and so do many fork children.  No module scan
+ * here: _exit() may be called from a signal handler, and the scan takes
+ * the dynamic linker's lock.  A vfork or raw-clone child, which shares the
+ * owner's memory but is not the owner, leaves the profile alone. */
+void
+shim_exit_now(int status)
+{
+	int saved = errno;
+
+	if (g.state == SHIM_OFF || getpid() != g.owner)
+		return;
+	shim_check_takeover();
+	writer_finish(g.hdr, PROFRUN_STATE_EXITED, status & 0xff);
+	errno = saved;
+}
+
 /* ---------------------------------------------------------------- fork */
 static __thread bool fork_from_owner __attribute__((tls_model("initial-exec")));
 

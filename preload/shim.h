@@ -83,6 +83,10 @@ void shim_rival(uint32_t flag, const char *note);
  * fork, before exec and at exit.  Async-signal-safe. */
 void shim_check_takeover(void);
 
+/* The program ends by _exit() or _Exit(), which run no exit handlers:
+ * finish the profile now, with STATUS.  Async-signal-safe. */
+void shim_exit_now(int status);
+
 /* Before an exec: finish the profile (state EXECED) and switch profiling off
  * so that the new image never sees our timer.  Returns true if it did, in
  * which case shim_exec_failed() must follow a failed exec.  Does nothing in

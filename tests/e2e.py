@@ -174,14 +174,21 @@ def signal_death_exits_128_plus_n(tmp):
 
 @case
 def abort_and_underscore_exit_leave_readable_profiles(tmp):
-    for mode, status in (("abort", 128 + signal.SIGABRT), ("_exit:7", 7)):
+    # abort() is cut short; _exit() and _Exit() end the program normally,
+    # without exit handlers (shells end this way): complete, with the status
+    for mode, status, complete in (("abort", 128 + signal.SIGABRT, False),
+                                   ("_exit:7", 7, True), ("_Exit:9", 9, True)):
         out = os.path.join(tmp, "a.prof")
         cp = run([PROFRUN, "-q", "-F", "1000", "-o", out, wl("outcome"), mode, "1.0"])
         expect(cp.returncode == status, f"{mode}: profrun exited {cp.returncode}")
+        expect(cp.stdout == f"outcome {mode}\n", f"{mode}: stdout is {cp.stdout!r}")
         rep = report_json(out)
         spin = samples_of(rep, "spin")
         expect(spin >= 100, f"{mode}: only {spin} samples in spin() after 1 s of CPU")
-        expect(rep["complete"] is False, f"{mode}: run marked complete")
+        expect(rep["complete"] is complete, f"{mode}: complete is {rep['complete']}")
+        if complete:
+            expect(rep["processes"][0]["exit"] == status,
+                   f"{mode}: recorded exit {rep['processes'][0]['exit']}")
 
 
 @case

@@ -152,6 +152,7 @@ def many_forks_all_succeed(tmp):
 def vfork_and_posix_spawn_are_profiled(tmp):
     out, cp = profrun(tmp, "sp.prof", wl("family"), "spawn", wl("split"), "0.6")
     expect(cp.stdout.count("split done") == 3 and "vfork: exit 0" in cp.stdout and
+           "vfork+_exit: exit 5" in cp.stdout and
            "posix_spawn: exit 0" in cp.stdout and "posix_spawnp: exit 0" in cp.stdout,
            f"program output {cp.stdout!r}")
     rep = report_json(out)

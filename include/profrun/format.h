@@ -62,7 +62,7 @@ enum profrun_state {
 	PROFRUN_STATE_RUNNING =
 		0, /* never finished: killed, crashed, _exit() */
 	PROFRUN_STATE_EXITED =
-		1, /* exit() or return from main ran our destructor */
+		1, /* exit(), return from main, _exit() or _Exit() */
 	PROFRUN_STATE_EXECED =
 		2, /* the image was replaced by a successful exec */
 };

@@ -17,6 +17,7 @@
  *   many N MB           fork N children (exit i % 256) from a process
  *                       with MB MiB touched and its timer running
  *   spawn PROG ARGS...  vfork+execv, posix_spawn and posix_spawnp PROG
+ *                       (and a vfork child that _exit()s with 5)
  *   daemon S            double fork, setsid, chdir /, close every
  *                       descriptor, then burn S s in daemon_hot */
 #define _GNU_SOURCE
@@ -209,6 +210,14 @@ mode_spawn(char **argv)
 	st = reap(pid);
 	printf("vfork: exit %d\n", st);
 	bad += st != 0;
+	pid = vfork(); /* a child that ends without exec, in our memory */
+	if (pid < 0)
+		return perror("vfork"), 1;
+	if (pid == 0)
+		_exit(5);
+	st = reap(pid);
+	printf("vfork+_exit: exit %d\n", st);
+	bad += st != 5;
 	if ((errno = posix_spawn(&pid, argv[0], NULL, NULL, argv, environ)))
 		return perror("posix_spawn"), 1;
 	st = reap(pid);

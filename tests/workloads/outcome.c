@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* outcome MODE [CPU_SECONDS]: burns CPU in spin() for CPU_SECONDS, prints
  * "outcome MODE" on stdout, then ends as MODE says:
- *   exit:N    exit(N)           _exit:N  _exit(N)
+ *   exit:N    exit(N)           _exit:N  _exit(N)      _Exit:N  _Exit(N)
  *   abort     abort()           signal:N raise(N) with the default action
  *   ready     print "ready PID" on stdout and keep spinning until killed */
 #include <signal.h>
@@ -41,6 +41,8 @@ main(int argc, char **argv)
 		exit(atoi(mode + 5));
 	if (strncmp(mode, "_exit:", 6) == 0)
 		_exit(atoi(mode + 6));
+	if (strncmp(mode, "_Exit:", 6) == 0)
+		_Exit(atoi(mode + 6));
 	if (strcmp(mode, "abort") == 0)
 		abort();
 	if (strncmp(mode, "signal:", 7) == 0) {
