@@ -482,7 +482,7 @@ profile_state_text(const struct profile *p)
 	case PROFRUN_STATE_EXECED:
 		return "exec'd";
 	case PROFRUN_STATE_RUNNING:
-		return "cut short: never finished (killed, crashed or _exit)";
+		return "cut short: never finished (killed or crashed)";
 	default:
 		return "cut short: unknown end state";
 	}
@@ -490,21 +490,24 @@ profile_state_text(const struct profile *p)
 
 /* ---------------------------------------------------------------- runs */
 
-/* "<pid>.prof" or "<pid>-<n>.prof"; fills PID and SEQ. */
-static bool
-member_name(const char *name, unsigned long *pid, unsigned long *seq)
+bool
+profile_member_name(const char *name, unsigned long *pid, unsigned long *seq)
 {
+	unsigned long p, s = 0;
 	char *end;
 
 	if (name[0] < '0' || name[0] > '9')
 		return false;
-	*seq = 0;
-	*pid = strtoul(name, &end, 10);
+	p = strtoul(name, &end, 10);
 	if (*end == '-') {
 		if (end[1] < '0' || end[1] > '9')
 			return false;
-		*seq = strtoul(end + 1, &end, 10);
+		s = strtoul(end + 1, &end, 10);
 	}
+	if (pid)
+		*pid = p;
+	if (seq)
+		*seq = s;
 	return strcmp(end, ".prof") == 0;
 }
 
@@ -548,7 +551,7 @@ list_members(const char *path, struct member_ref **out, size_t *nout)
 		return -1;
 	}
 	while ((de = readdir(dir)) != NULL) {
-		if (!member_name(de->d_name, &pid, &seq))
+		if (!profile_member_name(de->d_name, &pid, &seq))
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 16;
