@@ -172,7 +172,8 @@ scan_section(Elf_Scn *scn, const GElf_Shdr *sh, const struct slot *slots,
 	const unsigned char *b;
 	const char *name;
 
-	if (sh->sh_type != SHT_PROGBITS || !d || !d->d_buf)
+	if (sh->sh_type != SHT_PROGBITS || !d || !d->d_buf ||
+	    sh->sh_addr > UINT64_MAX - d->d_size) /* a section that wraps */
 		return 0;
 	b = d->d_buf;
 	for (off = 0; off + size <= d->d_size && e->n < MAX_SLOTS;
