@@ -25,7 +25,7 @@
 #include "profile.h"
 #include "profrun/format.h"
 
-#define BLOCK 4096u	    /* punched in whole blocks of this size */
+#define BLOCK 4096u	     /* punched in whole blocks of this size */
 #define CHUNK (64u * BLOCK) /* read at a time */
 
 /* Nobody writes to the member with header H any more: it was finished
@@ -89,7 +89,8 @@ punch_zero_blocks(int fd, off_t size, unsigned char *buf)
 /* Compact the member NAME of the directory DFD; -1 when the filesystem
  * cannot punch holes (no point trying the others). */
 static int
-compact_member(int dfd, const char *name, unsigned char *buf, uint64_t *freed)
+compact_member(int dfd, const char *name, unsigned char *buf,
+	       uint64_t *freed)
 {
 	struct profrun_header h;
 	struct stat st, after;

@@ -66,7 +66,7 @@ make_content(pid_t pid, uint32_t state)
 	h.state = state;
 	memcpy(content, &h, sizeof(h));
 	memset(content + 10 * BLOCK + 7, 0xa5, 3); /* one busy block */
-	content[NBLOCKS * BLOCK - 1] = 1;	   /* and the last whole one */
+	content[NBLOCKS * BLOCK - 1] = 1; /* and the last whole one */
 }
 
 static void
