@@ -22,9 +22,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "compact.h"
 #include "options.h"
-#include "profile.h"
 #include "program.h"
 
 #define FREQ_MAX 100000L
@@ -206,6 +204,15 @@ find_shim(char *out, size_t outsz)
 
 /* ---------------------------------------------------------- output path */
 
+static bool
+is_member_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len > 5 && strcmp(name + len - 5, ".prof") == 0 &&
+	       strspn(name, "0123456789-") == len - 5;
+}
+
 /* Empty an earlier run directory, refusing anything that is not one. */
 static int
 clear_run_dir(const char *path)
@@ -221,7 +228,7 @@ clear_run_dir(const char *path)
 	while ((e = readdir(d)) != NULL) {
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
-		if (!profile_member_name(e->d_name, NULL, NULL) ||
+		if (!is_member_name(e->d_name) ||
 		    (e->d_type != DT_REG && e->d_type != DT_UNKNOWN)) {
 			cli_error(
 				"%s: exists and is not a profrun profile (holds '%s'); choose another path with -o",
@@ -428,7 +435,6 @@ cmd_run(int argc, char **argv)
 		return EXIT_FAIL;
 	if (spawn(prog, argv, &status) != 0)
 		return status;
-	run_compact(outdir);
 	if (!o.quiet) {
 		report_path(o.output, &o.report, stderr);
 		fprintf(stderr,

@@ -19,6 +19,24 @@
 #include "merge-out.h"
 #include "merge-outside.h"
 
+/* "<digits>.prof" or "<digits>-<digits>.prof" */
+static bool
+is_member_name(const char *s)
+{
+	size_t d = strspn(s, "0123456789");
+
+	if (d == 0)
+		return false;
+	s += d;
+	if (*s == '-') {
+		d = strspn(++s, "0123456789");
+		if (d == 0)
+			return false;
+		s += d;
+	}
+	return strcmp(s, ".prof") == 0;
+}
+
 /* Remove the run directory PATH (member files only).  Returns 0, 1 when
  * PATH does not exist, or -1 after printing an error. */
 static int
@@ -40,7 +58,7 @@ remove_run(const char *path, bool dry)
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)
 			continue;
-		if (!profile_member_name(de->d_name, NULL, NULL)) {
+		if (!is_member_name(de->d_name)) {
 			cli_error(
 				"merge: %s: holds %s, not a run directory; refusing to replace it",
 				path, de->d_name);

@@ -482,7 +482,7 @@ profile_state_text(const struct profile *p)
 	case PROFRUN_STATE_EXECED:
 		return "exec'd";
 	case PROFRUN_STATE_RUNNING:
-		return "cut short: never finished (killed or crashed)";
+		return "cut short: never finished (killed, crashed or _exit)";
 	default:
 		return "cut short: unknown end state";
 	}
@@ -490,24 +490,21 @@ profile_state_text(const struct profile *p)
 
 /* ---------------------------------------------------------------- runs */
 
-bool
-profile_member_name(const char *name, unsigned long *pid, unsigned long *seq)
+/* "<pid>.prof" or "<pid>-<n>.prof"; fills PID and SEQ. */
+static bool
+member_name(const char *name, unsigned long *pid, unsigned long *seq)
 {
-	unsigned long p, s = 0;
 	char *end;
 
 	if (name[0] < '0' || name[0] > '9')
 		return false;
-	p = strtoul(name, &end, 10);
+	*seq = 0;
+	*pid = strtoul(name, &end, 10);
 	if (*end == '-') {
 		if (end[1] < '0' || end[1] > '9')
 			return false;
-		s = strtoul(end + 1, &end, 10);
+		*seq = strtoul(end + 1, &end, 10);
 	}
-	if (pid)
-		*pid = p;
-	if (seq)
-		*seq = s;
 	return strcmp(end, ".prof") == 0;
 }
 
@@ -551,7 +548,7 @@ list_members(const char *path, struct member_ref **out, size_t *nout)
 		return -1;
 	}
 	while ((de = readdir(dir)) != NULL) {
-		if (!profile_member_name(de->d_name, &pid, &seq))
+		if (!member_name(de->d_name, &pid, &seq))
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 16;

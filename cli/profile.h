@@ -109,12 +109,6 @@ size_t profile_outside_regions(const struct profrun_header *h,
  * printing one error line. */
 int run_load(const char *path, struct run *run);
 
-/* NAME is a member's name, "<pid>.prof" or "<pid>-<n>.prof" (as the shim
- * names them); its PID and sequence number N (0 for the first) go to PID
- * and SEQ unless NULL. */
-bool profile_member_name(const char *name, unsigned long *pid,
-			 unsigned long *seq);
-
 void run_fini(struct run *run);
 
 /* Load the N profiles PATHS as one run: their members side by side, in
