@@ -482,7 +482,7 @@ profile_state_text(const struct profile *p)
 	case PROFRUN_STATE_EXECED:
 		return "exec'd";
 	case PROFRUN_STATE_RUNNING:
-		return "cut short: never finished (killed, crashed or _exit)";
+		return "cut short: never finished (killed or crashed)";
 	default:
 		return "cut short: unknown end state";
 	}

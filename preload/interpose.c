@@ -89,7 +89,7 @@ EXPORT void
 _exit(int status)
 {
 	shim_exit_now(status);
-	if (REAL(_exit))
+	if (real__exit) /* resolved at start: no dlsym here */
 		real__exit(status);
 	syscall(SYS_exit_group, status);
 	__builtin_unreachable();
@@ -99,7 +99,7 @@ EXPORT void
 _Exit(int status)
 {
 	shim_exit_now(status);
-	if (REAL(_Exit))
+	if (real__Exit)
 		real__Exit(status);
 	syscall(SYS_exit_group, status);
 	__builtin_unreachable();
