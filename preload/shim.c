@@ -304,8 +304,7 @@ on_exit_hook(int status, void *arg)
 	if (g.state == SHIM_OFF || getpid() != g.owner)
 		return;
 	shim_modules_changed();
-	shim_check_takeover();
-	writer_finish(g.hdr, PROFRUN_STATE_EXITED, status & 0xff);
+	shim_exit_now(status);
 	errno = saved;
 }
 
