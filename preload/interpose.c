@@ -74,10 +74,10 @@ fork(void)
 
 	sigemptyset(&prof);
 	sigaddset(&prof, SIGPROF);
-	pthread_sigmask(SIG_BLOCK, &prof, &old);
+	REAL(pthread_sigmask)(SIG_BLOCK, &prof, &old);
 	pid = CALL_REAL(fork, -1);
 	saved = errno;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	real_pthread_sigmask(SIG_SETMASK, &old, NULL);
 	errno = saved;
 	return pid;
 }

@@ -258,6 +258,8 @@ profile_open(pid_t pid, pid_t ppid, const struct profrun_header *from)
 	else
 		modules_attach(g.hdr);
 	g.owner = pid;
+	threads_attach(g.hdr);
+	threads_register_self(true);
 	r = timer_start(&g.col, cfg.freq);
 	if (r < 0) {
 		warn_err("cannot start profil()", NULL, -r);
@@ -292,6 +294,8 @@ shim_modules_changed(void)
 }
 
 /* ---------------------------------------------------------------- exit */
+static void shim_finish(int status, bool names);
+
 /* on_exit() hook: record the objects loaded now (libc's own dlopens, as
  * for NSS, go through no hook), finish the profile but keep counting
  * (later exit handlers and destructors still land in the file).  Not
@@ -304,7 +308,7 @@ on_exit_hook(int status, void *arg)
 	if (g.state == SHIM_OFF || getpid() != g.owner)
 		return;
 	shim_modules_changed();
-	shim_exit_now(status);
+	shim_finish(status, true);
 	errno = saved;
 }
 
@@ -315,11 +319,20 @@ on_exit_hook(int status, void *arg)
 void
 shim_exit_now(int status)
 {
+	shim_finish(status, false);
+}
+
+/* Finish the profile with STATUS; NAMES: read the live threads' names
+ * (exit(), not _exit(): fewer system calls there).  Async-signal-safe. */
+static void
+shim_finish(int status, bool names)
+{
 	int saved = errno;
 
 	if (g.state == SHIM_OFF || getpid() != g.owner)
 		return;
 	shim_check_takeover();
+	threads_finish(names);
 	writer_finish(g.hdr, PROFRUN_STATE_EXITED, status & 0xff);
 	errno = saved;
 }
@@ -352,6 +365,7 @@ on_fork_child(void)
 	int saved = errno; /* fork() returns 0 to the child with errno as is */
 
 	timer_fork_child();
+	threads_fork_child();
 	g.state = SHIM_OFF;
 	if (was == SHIM_ON && fork_from_owner) {
 		if (profile_open(getpid(), g.owner, old) < 0)
@@ -371,8 +385,11 @@ shim_exec_begin(void)
 	if (g.state == SHIM_OFF || getpid() != g.owner)
 		return false;
 	shim_check_takeover();
-	if (g.state == SHIM_ON)
+	if (g.state == SHIM_ON) {
 		timer_stop();
+		masks_apply_view(true);
+	}
+	threads_finish(false);
 	writer_finish(g.hdr, PROFRUN_STATE_EXECED, -1);
 	return true;
 }
@@ -390,6 +407,8 @@ shim_exec_failed(bool began)
 	g.hdr->cpu_sys_ns = 0;
 	__atomic_store_n(&g.hdr->state, PROFRUN_STATE_RUNNING,
 			 __ATOMIC_RELEASE);
+	if (g.state == SHIM_ON)
+		masks_apply_view(false);
 	if (g.state == SHIM_ON && timer_start(&g.col, cfg.freq) < 0)
 		mark_stopped(0,
 			     "profiling could not restart after a failed exec");
@@ -432,9 +451,12 @@ startup(void)
 	if (resolve_output() < 0)
 		return;
 	g.vdso_size = modules_vdso_size();
+	if (threads_init() < 0)
+		return;
 	profile_open(getpid(), getppid(), NULL);
 	if (g.hdr == NULL)
 		return;
+	masks_init();
 	shim_modules_changed();
 	on_exit(on_exit_hook, NULL);
 	pthread_atfork(on_fork_prepare, NULL, on_fork_child);

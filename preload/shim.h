@@ -8,6 +8,8 @@
  *   timer.c   profil(), our SIGPROF handler, ITIMER_PROF rate, stop
  *   modules.c the loaded objects (link maps) and the vdso, in the file
  *   dl.c      dlopen/dlmopen/dlclose hooks that rescan the objects
+ *   threads.c a CPU-time timer per thread, and per-thread records
+ *   masks.c   pthread_create, and the signal masks as the program sees them
  *   collect.h pure bucket, carry and PC-table arithmetic of the handler
  *
  * Every function states whether it is async-signal-safe.  Functions return
@@ -41,11 +43,13 @@ typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 typedef int (*setitimer_fn)(int, const struct itimerval *, struct itimerval *);
 typedef int (*getitimer_fn)(int, struct itimerval *);
 typedef int (*profil_fn)(unsigned short *, size_t, size_t, unsigned int);
+typedef int (*pthread_sigmask_fn)(int, const sigset_t *, sigset_t *);
 
 extern sigaction_fn real_sigaction;
 extern setitimer_fn real_setitimer;
 extern getitimer_fn real_getitimer;
 extern profil_fn real_profil;
+extern pthread_sigmask_fn real_pthread_sigmask; /* masks.c */
 
 /* Resolve NAME into *SLOT (not async-signal-safe on first call; afterwards a
  * plain load).  Returns the pointer, or NULL (recursion or not found). */
@@ -189,6 +193,7 @@ struct layout {
 	uint64_t modstr_off;
 	uint64_t vdso_off; /* 0 when no vdso image is kept */
 	uint32_t vdso_size;
+	uint64_t threads_off;
 	uint64_t file_size;
 };
 
@@ -275,5 +280,51 @@ void timer_forget(void);
  * Async-signal-safe. */
 void timer_get_program_action(struct sigaction *sa);
 void timer_set_program_action(const struct sigaction *sa);
+
+/* ---------------------------------------------------------------- threads.c */
+/* sigev_value of our timers' signals, telling them from anyone else's. */
+#define THREADS_TIMER_MAGIC 0x70726f66
+
+/* Map the private registry of timers.  Not async-signal-safe; call once at
+ * start.  Returns 0 or -errno. */
+int threads_init(void);
+
+/* Record threads into the member file H from now on (its records start
+ * empty).  Async-signal-safe. */
+void threads_attach(struct profrun_header *h);
+
+/* In a fork child, before anything else: the parent's threads and timers
+ * are not ours.  Async-signal-safe. */
+void threads_fork_child(void);
+
+/* Register the calling thread (MAIN_THREAD: the one that started this
+ * image) and arm its timer if we sample now.  Async-signal-safe. */
+void threads_register_self(bool main_thread);
+
+/* The calling thread ends: disarm its timer, record its CPU time and
+ * name.  Async-signal-safe. */
+void threads_unregister_self(void);
+
+/* Arm a timer of IVAL ns for every registered thread that has none /
+ * delete every timer.  Async-signal-safe. */
+void threads_arm_all(uint64_t ival);
+void threads_disarm_all(void);
+
+/* In the handler: N samples of the calling thread.  Async-signal-safe. */
+void threads_count_samples(uint64_t n);
+
+/* At the end of the image: the CPU time of every live thread, and (NAMES)
+ * their names from /proc.  Async-signal-safe (system calls only). */
+void threads_finish(bool names);
+
+/* ---------------------------------------------------------------- masks.c */
+/* Resolve the interposers, make the thread-end key and take over the
+ * calling (main) thread's mask.  Not async-signal-safe. */
+void masks_init(void);
+
+/* Before an exec (BLOCK) the calling thread's real mask becomes what the
+ * program asked for; after a failed exec (!BLOCK) SIGPROF is unblocked
+ * again.  Async-signal-safe. */
+void masks_apply_view(bool block);
 
 #endif /* PROFRUN_SHIM_H */

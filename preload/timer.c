@@ -2,8 +2,9 @@
 /*
  * The timer and the signal: glibc's profil() does the counting, our SIGPROF
  * handler sits in front of it to count every sample, the ones profil drops
- * and the 16-bit wraps; ITIMER_PROF is re-armed for rates other than
- * profil's 100 Hz.  All calls go to real_<fn> so our own interposers never
+ * and the 16-bit wraps.  profil()'s process-wide ITIMER_PROF is disarmed
+ * at once: each thread has its own CPU-time timer (threads.c).  A SIGPROF
+ * that is not our timers' gets the program's own action.  All calls go to real_<fn> so our own interposers never
  * mistake us for a rival.
  */
 #define _GNU_SOURCE
@@ -12,9 +13,11 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include "shim.h"
 
@@ -27,6 +30,7 @@ static int inflight; /* handlers running right now */
 
 #define OUR_FLAGS   (SA_SIGINFO | SA_RESTART) /* our handler's sa_flags */
 #define DRAIN_SPINS 100000 /* bound on waiting for in-flight handlers */
+#define MAX_OVERRUN 1000   /* merged expirations counted per signal */
 
 /* Interrupted PC from the ucontext.  Async-signal-safe. */
 static inline uintptr_t
@@ -45,16 +49,14 @@ ucontext_pc(void *ctx)
 #endif
 }
 
-/* Our SIGPROF handler: profil's counter first, then ours.
- * Async-signal-safe: no allocation, no locks, no system calls. */
+/* One sample at the interrupted PC: profil's counter first, then ours.
+ * Async-signal-safe. */
 static void
-on_sigprof(int sig, siginfo_t *si, void *uc)
+count_one(int sig, siginfo_t *si, void *uc)
 {
-	int saved = errno;
 	bool counting = active.hdr != NULL;
 	struct collect_sample s;
 
-	__atomic_add_fetch(&inflight, 1, __ATOMIC_ACQUIRE);
 	if (counting)
 		s = collect_before_profil(&active, ucontext_pc(uc));
 	if (profil_act.sa_flags & SA_SIGINFO)
@@ -64,6 +66,62 @@ on_sigprof(int sig, siginfo_t *si, void *uc)
 		profil_act.sa_handler(sig);
 	if (counting)
 		collect_after_profil(&active, s);
+}
+
+/* True for a SIGPROF of our timers: a thread's POSIX timer (SI_TIMER with
+ * our value), or ITIMER_PROF (SI_KERNEL) in the moment between profil()
+ * arming it and us disarming it.  Async-signal-safe. */
+static bool
+is_our_timer(const siginfo_t *si)
+{
+	if (si->si_code == SI_KERNEL)
+		return true;
+	return si->si_code == SI_TIMER &&
+	       si->si_value.sival_int == THREADS_TIMER_MAGIC;
+}
+
+/* A SIGPROF someone sent (kill, raise, sigqueue, a timer of the
+ * program's): the program's own action applies, as without profrun.  It
+ * can only be SIG_IGN or SIG_DFL (a handler would have made us step
+ * aside); SIG_DFL ends the process with SIGPROF once this handler returns.
+ * Async-signal-safe. */
+static void
+foreign_sigprof(void)
+{
+	struct sigaction dfl;
+
+	if (program_act.sa_handler == SIG_IGN)
+		return;
+	threads_disarm_all();
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	real_sigaction(SIGPROF, &dfl, NULL); /* resolved by timer_start */
+	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), SIGPROF);
+}
+
+/* Our SIGPROF handler.  A timer expiration merged into a pending one
+ * (si_overrun: the thread stayed in one system call for several
+ * intervals) is a sample at the same PC.  Async-signal-safe: no
+ * allocation, no locks, only the clock and signal system calls. */
+static void
+on_sigprof(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+	uint64_t n = 1;
+
+	if (!is_our_timer(si)) {
+		foreign_sigprof();
+		errno = saved;
+		return;
+	}
+	__atomic_add_fetch(&inflight, 1, __ATOMIC_ACQUIRE);
+	if (si->si_code == SI_TIMER && si->si_overrun > 0)
+		n += si->si_overrun < MAX_OVERRUN ? (uint64_t)si->si_overrun
+						  : MAX_OVERRUN;
+	for (uint64_t i = 0; i < n; i++)
+		count_one(sig, si, uc);
+	if (active.hdr != NULL)
+		threads_count_samples(n);
 	__atomic_sub_fetch(&inflight, 1, __ATOMIC_RELEASE);
 	errno = saved;
 }
@@ -81,32 +139,32 @@ kernel_hz(void)
 	return (uint32_t)(1000000000 / res.tv_nsec);
 }
 
-/* Re-arm ITIMER_PROF at FREQ Hz unless that is profil's rate, then record
- * the interval armed.  Async-signal-safe. */
+/* Disarm the ITIMER_PROF profil() armed and give every thread its own
+ * timer at FREQ Hz; record the rate in the header.  Async-signal-safe. */
 static int
 arm_rate(struct profrun_header *h, uint32_t freq)
 {
-	struct itimerval it;
+	static const struct itimerval zero;
 	uint32_t hz = kernel_hz();
+	uint64_t ival = 1000000000u / freq;
 
-	if (freq != SHIM_DEFAULT_FREQ) {
-		long us = 1000000L / (long)freq;
+	/* CPU timers are checked on the tick: a shorter interval gives no
+	 * more samples, only expirations merged into one (si_overrun), which
+	 * would weigh one PC several times.  Arm at most at the tick's rate,
+	 * so that merged expirations mean time really spent without a
+	 * chance to deliver (a long system call). */
+	if (hz != 0 && freq > hz)
+		ival = 1000000000u / hz;
 
-		it.it_value.tv_sec = us / 1000000;
-		it.it_value.tv_usec = us % 1000000;
-		it.it_interval = it.it_value;
-		if (REAL(setitimer)(ITIMER_PROF, &it, NULL) < 0)
-			return -errno;
-	}
-	if (REAL(getitimer)(ITIMER_PROF, &it) < 0)
+	if (REAL(setitimer)(ITIMER_PROF, &zero, NULL) < 0)
 		return -errno;
 	h->rate_requested = freq;
 	h->tick_hz = hz;
-	h->interval_us = (uint32_t)(it.it_interval.tv_sec * 1000000 +
-				    it.it_interval.tv_usec);
+	h->interval_us = (uint32_t)(ival / 1000u);
 	if (hz != 0 && freq > hz)
 		__atomic_or_fetch(&h->flags, PROFRUN_F_RATE_CLIPPED,
 				  __ATOMIC_RELAXED);
+	threads_arm_all(ival);
 	return 0;
 }
 
@@ -140,7 +198,8 @@ timer_start(const struct collect *c, uint32_t freq)
 	int r;
 
 	if (REAL(profil) == NULL || REAL(sigaction) == NULL ||
-	    REAL(setitimer) == NULL || REAL(getitimer) == NULL)
+	    REAL(setitimer) == NULL || REAL(getitimer) == NULL ||
+	    REAL(pthread_sigmask) == NULL)
 		return -ENOSYS;
 	if (!have_program_act) {
 		if (REAL(sigaction)(SIGPROF, NULL, &program_act) < 0)
@@ -150,13 +209,13 @@ timer_start(const struct collect *c, uint32_t freq)
 	active = *c;
 	sigemptyset(&prof);
 	sigaddset(&prof, SIGPROF);
-	pthread_sigmask(SIG_BLOCK, &prof, &old);
+	REAL(pthread_sigmask)(SIG_BLOCK, &prof, &old);
 	r = arm_profil(c);
 	if (r == 0)
 		r = arm_rate(c->hdr, freq);
 	if (r < 0)
 		timer_stop();
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	real_pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return r;
 }
 
@@ -172,6 +231,7 @@ timer_stop(void)
 		return;
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
+	threads_disarm_all();
 	REAL(setitimer)(ITIMER_PROF, &zero, NULL);
 	REAL(sigaction)(SIGPROF, &ign, NULL); /* drops a pending SIGPROF */
 	/* profil(NULL) clears the buffer pointer its handler increments

@@ -10,6 +10,7 @@
  *   modules_off  struct profrun_module[PROFRUN_MODULE_SLOTS]
  *   modstr_off   PROFRUN_MODSTR_SIZE bytes of module paths
  *   vdso_off     the vdso's image (vdso_size bytes, 8-byte aligned)
+ *   threads_off  struct profrun_thread[PROFRUN_THREAD_SLOTS] (64-byte aligned)
  *
  * exe_off and note_off are absolute file offsets into the string area (so 0
  * can mean "no note").  Files are created O_EXCL|O_NOFOLLOW, mode 0644,
@@ -52,8 +53,10 @@ writer_layout(struct layout *l, size_t exe_len, uint64_t nbuckets,
 		PROFRUN_MODULE_SLOTS * (uint64_t)sizeof(struct profrun_module);
 	l->vdso_off = vdso_size ? l->modstr_off + PROFRUN_MODSTR_SIZE : 0;
 	l->vdso_size = vdso_size;
-	l->file_size =
-		ALIGN_UP(l->modstr_off + PROFRUN_MODSTR_SIZE + vdso_size, 8);
+	l->threads_off =
+		ALIGN_UP(l->modstr_off + PROFRUN_MODSTR_SIZE + vdso_size, 64);
+	l->file_size = l->threads_off + PROFRUN_THREAD_SLOTS *
+						(uint64_t)sizeof(struct profrun_thread);
 }
 
 /* Pure, async-signal-safe. */
@@ -99,6 +102,8 @@ writer_init(void *base, const struct layout *l, const struct target *t,
 	h->modstr_size = PROFRUN_MODSTR_SIZE;
 	h->vdso_off = l->vdso_off;
 	h->vdso_size = l->vdso_size;
+	h->threads_off = l->threads_off;
+	h->thread_slots = PROFRUN_THREAD_SLOTS;
 	memcpy((char *)base + l->exe_off, t->exe, strlen(t->exe) + 1);
 }
 

@@ -52,7 +52,7 @@ expected_image(uint8_t *e)
 	put(e, 8, 1, 2);	    /* version */
 	put(e, 10, 1, 2);	    /* min_version */
 	put(e, 12, 512, 4);	    /* header_size */
-	put(e, 16, 423744, 8);	    /* file_size */
+	put(e, 16, 489280, 8);	    /* file_size */
 	put(e, 24, 512, 8);	    /* strings_off */
 	put(e, 32, 280, 4);	    /* strings_size: 17 + 256, 8-aligned */
 	put(e, 36, 4096, 4);	    /* wrap_slots */
@@ -85,13 +85,15 @@ expected_image(uint8_t *e)
 	put(e, 328, 32768, 4);		    /* modstr_size */
 	put(e, 340, 4096, 4);		    /* vdso_size */
 	put(e, 344, 386880 + 32768, 8);	    /* vdso_off */
+	put(e, 360, 423744, 8);		    /* threads_off: after the vdso */
+	put(e, 368, 1024, 4);		    /* thread_slots */
 	memcpy(e + 512, exe, sizeof(exe));
 }
 
 static void
 layout_and_header_are_byte_exact(void)
 {
-	static uint8_t img[423744], want[423744];
+	static uint8_t img[489280], want[489280];
 	struct target t;
 	struct proc_info p;
 	struct layout l;
@@ -102,7 +104,8 @@ layout_and_header_are_byte_exact(void)
 	CHECK_EQ(l.exe_off, 512);
 	CHECK_EQ(l.note_area, 529);
 	CHECK_EQ(l.file_size, sizeof(img));
-	CHECK_EQ(l.vdso_off + l.vdso_size, sizeof(img));
+	CHECK_EQ(l.vdso_off + l.vdso_size, l.threads_off);
+	CHECK_EQ(l.threads_off + 1024 * 64, sizeof(img));
 	writer_init(img, &l, &t, &p);
 	expected_image(want);
 	for (size_t i = 0; i < sizeof(img); i++)

@@ -20,6 +20,7 @@
  *   header.modules_off       struct profrun_module[module_slots]
  *   header.modstr_off        NUL-terminated module paths
  *   header.vdso_off          a copy of the vdso's ELF image
+ *   header.threads_off       struct profrun_thread[thread_slots]
  *
  * The last four were appended to version 1: a file that has none of them
  * (zero offsets and sizes, as in files of earlier writers) only counts its
@@ -45,6 +46,7 @@
 #define PROFRUN_MODULE_SLOTS 512u   /* module records (56 KiB) */
 #define PROFRUN_MODSTR_SIZE  32768u /* bytes for their paths */
 #define PROFRUN_VDSO_MAX     65536u /* largest vdso image copied */
+#define PROFRUN_THREAD_SLOTS 1024u  /* thread records (64 KiB) */
 
 /* A key of the PC table: the runtime PC in the low 48 bits, the module
  * generation current when it was sampled in the high 16. */
@@ -83,6 +85,37 @@ enum profrun_module_kind {
 	PROFRUN_MODULE_LIBRARY = 0, /* a shared object from a file */
 	PROFRUN_MODULE_MAIN = 1,    /* the main executable (profil covers it) */
 	PROFRUN_MODULE_VDSO = 2,    /* the kernel's vdso (image at vdso_off) */
+};
+
+/* header.timer_kind */
+enum profrun_timer_kind {
+	PROFRUN_TIMER_ITIMER = 0, /* one ITIMER_PROF for the process */
+	PROFRUN_TIMER_THREAD = 1, /* a CPU-time POSIX timer per thread */
+};
+
+/* profrun_thread.flags */
+enum profrun_thread_flags {
+	PROFRUN_THREAD_MAIN = 1u << 0,	    /* the thread that started the image */
+	PROFRUN_THREAD_ENDED = 1u << 1,	    /* it ended; cpu_ns is final */
+	PROFRUN_THREAD_AGGREGATE = 1u << 2, /* threads that found no slot */
+	PROFRUN_THREAD_NO_TIMER = 1u << 3,  /* its timer could not be made */
+};
+
+/* One thread of the process.  A thread's CPU time while it was sampled is
+ * cpu_ns - cpu_start_ns (its own CPU clock, read when its timer was armed
+ * and again at each sample, at its end and at the process's end).  The
+ * aggregate record (tid -1, the last slot) adds up the threads that found
+ * no slot of their own: samples, cpu_ns (the ended ones' CPU) and
+ * cpu_live_ns (the CPU of those still running at the process's end). */
+struct profrun_thread {
+	int32_t tid;   /* 0 = free slot; -1 = the aggregate record */
+	uint32_t flags; /* enum profrun_thread_flags */
+	uint64_t samples;
+	uint64_t cpu_start_ns;
+	uint64_t cpu_ns;
+	uint64_t cpu_live_ns;
+	char name[16]; /* as the thread named itself (NUL-terminated) */
+	int64_t start_ns; /* CLOCK_REALTIME when it was first seen */
 };
 
 /* One slot of the table of PCs outside the main executable's text. */
@@ -185,6 +218,17 @@ struct profrun_header {
 	uint64_t vdso_off;
 	uint64_t pcs_unmapped; /* outside samples whose PC is no key
 				   * (0, or at or above 2^48) */
+
+	/* the threads, each sampled on its own CPU-time clock (appended to
+	 * version 1: all zero in files of writers that used one process
+	 * timer, ITIMER_PROF, for all threads) */
+	uint64_t threads_off;  /* struct profrun_thread[thread_slots] */
+	uint32_t thread_slots; /* the last one is the aggregate record */
+	uint32_t thread_count; /* slots claimed (may exceed thread_slots-1) */
+	uint32_t timer_kind;   /* enum profrun_timer_kind */
+	uint32_t interval_ns;  /* per-thread timer interval armed, 0 = none */
+	uint64_t kernel_samples_reserved; /* 0; kernel time is told apart
+					   * by the reader */
 };
 
 /* Little-endian hosts only: the histogram is written natively by profil. */
@@ -193,6 +237,7 @@ _Static_assert(sizeof(struct profrun_header) <= PROFRUN_HEADER_SIZE,
 _Static_assert(sizeof(struct profrun_wrap) == 16, "wrap slot size");
 _Static_assert(sizeof(struct profrun_pc) == 16, "PC slot size");
 _Static_assert(sizeof(struct profrun_module) == 112, "module record size");
+_Static_assert(sizeof(struct profrun_thread) == 64, "thread record size");
 
 /* Bucket i covers link-time [text_start + i*bucket_size,
  * text_start + (i+1)*bucket_size). */

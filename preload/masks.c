@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Threads and signal masks, as the program sees them.
+ *
+ * Each thread's timer (threads.c) sends SIGPROF to that thread only, so a
+ * thread that blocks signals would never be sampled.  While we profile,
+ * SIGPROF therefore stays unblocked for real, and the program sees exactly
+ * the mask it asked for: pthread_sigmask() and sigprocmask() keep a
+ * per-thread "SIGPROF blocked" bit of the program's view and report it
+ * back; sigwait(), sigwaitinfo(), sigtimedwait() and signalfd() never wait
+ * for SIGPROF, so our samples never reach them.  A new thread inherits its
+ * creator's view; an exec'd image gets the mask the program asked for.
+ *
+ * pthread_create() starts each thread through a trampoline that registers
+ * it and arms its timer before the program's start routine runs; a key
+ * destructor disarms it and records its CPU time and name at its end.
+ *
+ * When the program takes SIGPROF for itself (shim.c steps aside) these
+ * interposers pass everything through unchanged.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+
+#include "shim.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+typedef int (*sigprocmask_fn)(int, const sigset_t *, sigset_t *);
+typedef int (*sigwait_fn)(const sigset_t *, int *);
+typedef int (*sigwaitinfo_fn)(const sigset_t *, siginfo_t *);
+typedef int (*sigtimedwait_fn)(const sigset_t *, siginfo_t *,
+			       const struct timespec *);
+typedef int (*signalfd_fn)(int, const sigset_t *, int);
+typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *,
+				 void *(*)(void *), void *);
+
+pthread_sigmask_fn real_pthread_sigmask;
+static sigprocmask_fn real_sigprocmask;
+static sigwait_fn real_sigwait;
+static sigwaitinfo_fn real_sigwaitinfo;
+static sigtimedwait_fn real_sigtimedwait;
+static signalfd_fn real_signalfd;
+static pthread_create_fn real_pthread_create;
+
+/* The program's view: does this thread block SIGPROF? */
+static __thread bool t_prof_blocked __attribute__((tls_model("initial-exec")));
+static pthread_key_t end_key;
+static bool have_end_key;
+
+#define CALL_REAL(fn, fail, ...)                                               \
+	(REAL(fn) != NULL ? real_##fn(__VA_ARGS__) : (errno = ENOSYS, (fail)))
+
+/* True while masks are ours to keep: this process owns a live profile.
+ * Async-signal-safe. */
+static bool
+virtualizing(void)
+{
+	return shim_owns_profile();
+}
+
+/* Unblock SIGPROF for real if it is blocked, remembering in the view that
+ * the program blocked it.  Async-signal-safe. */
+static void
+adopt_real_mask(void)
+{
+	sigset_t cur, prof;
+
+	if (REAL(pthread_sigmask) == NULL ||
+	    real_pthread_sigmask(SIG_SETMASK, NULL, &cur) != 0 ||
+	    !sigismember(&cur, SIGPROF))
+		return;
+	t_prof_blocked = true;
+	sigemptyset(&prof);
+	sigaddset(&prof, SIGPROF);
+	real_pthread_sigmask(SIG_UNBLOCK, &prof, NULL);
+}
+
+/* Async-signal-safe. */
+void
+masks_apply_view(bool block)
+{
+	sigset_t prof;
+
+	if (!t_prof_blocked || REAL(pthread_sigmask) == NULL)
+		return;
+	sigemptyset(&prof);
+	sigaddset(&prof, SIGPROF);
+	real_pthread_sigmask(block ? SIG_BLOCK : SIG_UNBLOCK, &prof, NULL);
+}
+
+/* Key destructor: the thread is ending.  Not async-signal-safe (it runs
+ * at thread exit, where that does not matter). */
+static void
+on_thread_end(void *unused)
+{
+	int saved = errno;
+
+	(void)unused;
+	threads_unregister_self();
+	errno = saved;
+}
+
+/* Not async-signal-safe (dlsym, pthread_key_create). */
+void
+masks_init(void)
+{
+	REAL(pthread_sigmask);
+	REAL(sigprocmask);
+	REAL(sigwait);
+	REAL(sigwaitinfo);
+	REAL(sigtimedwait);
+	REAL(signalfd);
+	REAL(pthread_create);
+	if (!have_end_key && pthread_key_create(&end_key, on_thread_end) == 0)
+		have_end_key = true;
+	adopt_real_mask();
+}
+
+/* ---------------------------------------------------------------- masks */
+/* The view's SIGPROF bit after HOW with SET.  Returns false for an
+ * invalid HOW (the real call then fails as it would). */
+static bool
+view_after(int how, const sigset_t *set, bool *blocked)
+{
+	bool in = sigismember(set, SIGPROF) == 1;
+
+	switch (how) {
+	case SIG_BLOCK:
+		*blocked = t_prof_blocked || in;
+		return true;
+	case SIG_UNBLOCK:
+		*blocked = t_prof_blocked && !in;
+		return true;
+	case SIG_SETMASK:
+		*blocked = in;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* One implementation for both calls: SIGPROF leaves the real request,
+ * the view keeps it.  REAL_FN is pthread_sigmask's or sigprocmask's.
+ * Returns what REAL_FN returns. */
+static int
+mask_call(int (*real_fn)(int, const sigset_t *, sigset_t *), int how,
+	  const sigset_t *set, sigset_t *old)
+{
+	sigset_t copy;
+	bool was = t_prof_blocked, now = was;
+	int r;
+
+	if (set != NULL) {
+		copy = *set; /* SET and OLD may be the same set */
+		if (view_after(how, set, &now))
+			sigdelset(&copy, SIGPROF);
+	}
+	r = real_fn(how, set != NULL ? &copy : NULL, old);
+	if (r != 0)
+		return r;
+	t_prof_blocked = now;
+	if (old != NULL) {
+		if (was)
+			sigaddset(old, SIGPROF);
+		else
+			sigdelset(old, SIGPROF);
+	}
+	return r;
+}
+
+/* Async-signal-safe as pthread_sigmask is. */
+EXPORT int
+pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	if (REAL(pthread_sigmask) == NULL)
+		return ENOSYS;
+	if (!virtualizing())
+		return real_pthread_sigmask(how, set, old);
+	return mask_call(real_pthread_sigmask, how, set, old);
+}
+
+/* Async-signal-safe as sigprocmask is. */
+EXPORT int
+sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	if (REAL(sigprocmask) == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (!virtualizing())
+		return real_sigprocmask(how, set, old);
+	return mask_call(real_sigprocmask, how, set, old);
+}
+
+/* ---------------------------------------------------------------- waits */
+/* SET without SIGPROF into COPY while we profile; the set to pass on. */
+static const sigset_t *
+without_sigprof(const sigset_t *set, sigset_t *copy)
+{
+	if (set == NULL || !virtualizing() || sigismember(set, SIGPROF) != 1)
+		return set;
+	*copy = *set;
+	sigdelset(copy, SIGPROF);
+	return copy;
+}
+
+EXPORT int
+sigwait(const sigset_t *set, int *sig)
+{
+	sigset_t copy;
+
+	if (REAL(sigwait) == NULL)
+		return ENOSYS;
+	return real_sigwait(without_sigprof(set, &copy), sig);
+}
+
+EXPORT int
+sigwaitinfo(const sigset_t *set, siginfo_t *info)
+{
+	sigset_t copy;
+
+	return CALL_REAL(sigwaitinfo, -1, without_sigprof(set, &copy), info);
+}
+
+EXPORT int
+sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *ts)
+{
+	sigset_t copy;
+
+	return CALL_REAL(sigtimedwait, -1, without_sigprof(set, &copy), info,
+			 ts);
+}
+
+EXPORT int
+signalfd(int fd, const sigset_t *mask, int flags)
+{
+	sigset_t copy;
+
+	return CALL_REAL(signalfd, -1, fd, without_sigprof(mask, &copy), flags);
+}
+
+/* ---------------------------------------------------------------- threads */
+struct start {
+	void *(*fn)(void *);
+	void *arg;
+	bool prof_blocked; /* the creator's view */
+};
+
+/* First code of every thread pthread_create() starts: take the creator's
+ * view of SIGPROF, register, arm the timer, then run the program's start
+ * routine. */
+static void *
+trampoline(void *p)
+{
+	struct start s = *(struct start *)p;
+
+	free(p);
+	t_prof_blocked = s.prof_blocked;
+	if (virtualizing()) {
+		adopt_real_mask(); /* pthread_attr_setsigmask_np */
+		threads_register_self(false);
+		if (have_end_key)
+			pthread_setspecific(end_key, &end_key);
+	}
+	return s.fn(s.arg);
+}
+
+/* Not async-signal-safe (neither is pthread_create). */
+EXPORT int
+pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+	       void *(*fn)(void *), void *arg)
+{
+	struct start *s;
+	int r;
+
+	if (REAL(pthread_create) == NULL)
+		return EAGAIN;
+	if (!virtualizing() || (s = malloc(sizeof(*s))) == NULL)
+		return real_pthread_create(thread, attr, fn, arg);
+	s->fn = fn;
+	s->arg = arg;
+	s->prof_blocked = t_prof_blocked;
+	r = real_pthread_create(thread, attr, trampoline, s);
+	if (r != 0)
+		free(s);
+	return r;
+}

@@ -1,0 +1,403 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Every thread is sampled on its own CPU-time clock: a POSIX timer per
+ * thread (CLOCK_THREAD_CPUTIME_ID, SIGEV_THREAD_ID), so a sample always
+ * lands on the thread that used the CPU, busy threads never coalesce into
+ * one pending process signal, and a thread that blocks signals is still
+ * sampled (the program's view of its mask is kept by masks.c).  The first
+ * expiration of each timer comes at a random phase of the interval, so the
+ * expected samples of any thread or process equal its CPU time times the
+ * rate, however short it runs.
+ *
+ * Two tables:
+ *   the registry  (private) tid and kernel timer id of every live thread we
+ *                 armed, so that any thread can disarm them all (a rival, an
+ *                 exec) and re-arm them (a failed exec)
+ *   the records   (in the member file) per-thread samples, CPU time and name;
+ *                 threads past the last slot share the aggregate record
+ *
+ * Timers are made with raw system calls: they are async-signal-safe, and
+ * the program's own timer_create() is never involved.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+#define REGISTRY_SLOTS 65536u /* live threads with a timer */
+
+struct reg {
+	int tid;   /* 0 = free */
+	int timer; /* kernel timer id, -1 = none */
+	struct profrun_thread *rec;
+};
+
+static struct reg *registry; /* REGISTRY_SLOTS entries, mmap'd */
+static unsigned reg_high;    /* entries ever used (scan bound) */
+static struct profrun_header *hdr;
+static struct profrun_thread *recs; /* hdr's records, or NULL */
+static uint64_t interval_ns;	   /* 0 while not sampling */
+
+static __thread struct reg *t_reg __attribute__((tls_model("initial-exec")));
+
+/* The CPU clock of thread TID (as pthread_getcpuclockid gives it). */
+static clockid_t
+thread_clock(int tid)
+{
+	return (clockid_t)((~(unsigned)tid << 3) | 6u);
+}
+
+/* Async-signal-safe. */
+static uint64_t
+clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clk, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A draw in [1, N] from a per-call xorshift seeded by the tid and the
+ * clock.  Async-signal-safe. */
+static uint64_t
+random_phase(int tid, uint64_t n)
+{
+	uint64_t x = clock_ns(CLOCK_MONOTONIC) ^
+		     ((uint64_t)(unsigned)tid * 0x9e3779b97f4a7c15ull);
+
+	for (int i = 0; i < 3; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+	}
+	return n ? 1 + x % n : 1;
+}
+
+/* A timer on TID's CPU clock sending SIGPROF to TID, first at a random
+ * phase, then every interval_ns.  Returns its id, or -1.
+ * Async-signal-safe (system calls only). */
+static int
+arm_thread(int tid, uint64_t ival)
+{
+	struct sigevent ev;
+	struct itimerspec its;
+	int id = -1, self = tid == (int)syscall(SYS_gettid);
+	clockid_t clk = self ? CLOCK_THREAD_CPUTIME_ID : thread_clock(tid);
+	uint64_t first = random_phase(tid, ival);
+
+	memset(&ev, 0, sizeof(ev));
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = SIGPROF;
+	ev.sigev_value.sival_int = THREADS_TIMER_MAGIC;
+	ev._sigev_un._tid = tid;
+	if (syscall(SYS_timer_create, clk, &ev, &id) < 0)
+		return -1;
+	its.it_interval.tv_sec = (time_t)(ival / 1000000000u);
+	its.it_interval.tv_nsec = (long)(ival % 1000000000u);
+	its.it_value.tv_sec = (time_t)(first / 1000000000u);
+	its.it_value.tv_nsec = (long)(first % 1000000000u);
+	if (syscall(SYS_timer_settime, id, 0, &its, NULL) < 0) {
+		syscall(SYS_timer_delete, id);
+		return -1;
+	}
+	return id;
+}
+
+/* Take E's timer away and delete it (whoever swaps it out deletes it).
+ * Async-signal-safe. */
+static void
+disarm_entry(struct reg *e)
+{
+	int id = __atomic_exchange_n(&e->timer, -1, __ATOMIC_SEQ_CST);
+
+	if (id >= 0)
+		syscall(SYS_timer_delete, id);
+}
+
+/* Give E a timer if we sample now; if sampling stopped meanwhile, take it
+ * back.  Async-signal-safe. */
+static void
+arm_entry(struct reg *e, int tid)
+{
+	uint64_t ival = __atomic_load_n(&interval_ns, __ATOMIC_SEQ_CST);
+	int id, none = -1;
+
+	if (ival == 0)
+		return;
+	id = arm_thread(tid, ival);
+	if (id < 0) {
+		if (e->rec != NULL)
+			__atomic_or_fetch(&e->rec->flags,
+					  PROFRUN_THREAD_NO_TIMER,
+					  __ATOMIC_RELAXED);
+		return;
+	}
+	if (!__atomic_compare_exchange_n(&e->timer, &none, id, 0,
+					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+		syscall(SYS_timer_delete, id); /* someone armed it already */
+		return;
+	}
+	if (__atomic_load_n(&interval_ns, __ATOMIC_SEQ_CST) == 0)
+		disarm_entry(e);
+}
+
+/* A record for thread TID: a slot of its own, or the aggregate.
+ * Async-signal-safe. */
+static struct profrun_thread *
+claim_record(int tid, uint32_t flags)
+{
+	uint32_t n, own = hdr->thread_slots - 1;
+	struct profrun_thread *r;
+
+	n = __atomic_fetch_add(&hdr->thread_count, 1, __ATOMIC_RELAXED);
+	if (n >= own)
+		return &recs[own];
+	r = &recs[n];
+	r->flags = flags;
+	r->cpu_start_ns = clock_ns(thread_clock(tid));
+	r->cpu_ns = r->cpu_start_ns;
+	r->start_ns = writer_now_ns();
+	__atomic_store_n(&r->tid, tid, __ATOMIC_RELEASE);
+	return r;
+}
+
+/* A free registry entry for TID, or NULL.  Async-signal-safe. */
+static struct reg *
+claim_entry(int tid)
+{
+	for (unsigned i = 0; i < REGISTRY_SLOTS; i++) {
+		int free_ = 0;
+
+		if (__atomic_load_n(&registry[i].tid, __ATOMIC_RELAXED) != 0)
+			continue;
+		if (!__atomic_compare_exchange_n(&registry[i].tid, &free_, tid,
+						 0, __ATOMIC_ACQ_REL,
+						 __ATOMIC_RELAXED))
+			continue;
+		registry[i].timer = -1;
+		registry[i].rec = NULL;
+		if (i >= __atomic_load_n(&reg_high, __ATOMIC_RELAXED))
+			__atomic_store_n(&reg_high, i + 1, __ATOMIC_RELEASE);
+		return &registry[i];
+	}
+	return NULL;
+}
+
+/* Not async-signal-safe (mmap is, but call it once, at start). */
+int
+threads_init(void)
+{
+	void *p;
+
+	if (registry != NULL)
+		return 0;
+	p = mmap(NULL, REGISTRY_SLOTS * sizeof(struct reg),
+		 PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	registry = p;
+	return 0;
+}
+
+/* Async-signal-safe. */
+void
+threads_attach(struct profrun_header *h)
+{
+	struct profrun_thread *agg;
+
+	hdr = h;
+	recs = h->threads_off && h->thread_slots
+		       ? (struct profrun_thread *)((char *)h + h->threads_off)
+		       : NULL;
+	if (recs == NULL)
+		return;
+	agg = &recs[h->thread_slots - 1];
+	agg->tid = -1;
+	agg->flags = PROFRUN_THREAD_AGGREGATE;
+	h->timer_kind = PROFRUN_TIMER_THREAD;
+}
+
+/* Async-signal-safe. */
+void
+threads_fork_child(void)
+{
+	/* Only the forking thread lives on, with no timer (POSIX timers are
+	 * not inherited); its record is in the parent's file. */
+	if (registry != NULL)
+		memset(registry, 0, reg_high * sizeof(struct reg));
+	reg_high = 0;
+	t_reg = NULL;
+	recs = NULL;
+	hdr = NULL;
+	interval_ns = 0;
+}
+
+/* Async-signal-safe. */
+void
+threads_register_self(bool main_thread)
+{
+	int tid = (int)syscall(SYS_gettid);
+	struct reg *e;
+
+	if (registry == NULL || recs == NULL || t_reg != NULL)
+		return;
+	e = claim_entry(tid);
+	if (e == NULL)
+		return; /* no timer: its CPU shows as unsampled */
+	e->rec = claim_record(tid, main_thread ? PROFRUN_THREAD_MAIN : 0);
+	t_reg = e;
+	arm_entry(e, tid);
+}
+
+/* The thread's name as it set it (prctl, pthread_setname_np) into R.
+ * Async-signal-safe (one system call). */
+static void
+read_own_name(struct profrun_thread *r)
+{
+	char name[16] = "";
+
+	if (r->tid <= 0 || prctl(PR_GET_NAME, name) < 0)
+		return;
+	name[15] = '\0';
+	memcpy(r->name, name, sizeof(name));
+}
+
+/* Async-signal-safe. */
+void
+threads_unregister_self(void)
+{
+	struct reg *e = t_reg;
+	struct profrun_thread *r;
+	uint64_t cpu;
+
+	if (e == NULL)
+		return;
+	disarm_entry(e);
+	r = e->rec;
+	cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	if (r != NULL && r->tid > 0) {
+		read_own_name(r);
+		__atomic_store_n(&r->cpu_ns, cpu, __ATOMIC_RELAXED);
+		__atomic_or_fetch(&r->flags, PROFRUN_THREAD_ENDED,
+				  __ATOMIC_RELEASE);
+	} else if (r != NULL) {
+		__atomic_add_fetch(&r->cpu_ns, cpu, __ATOMIC_RELAXED);
+	}
+	t_reg = NULL;
+	__atomic_store_n(&e->tid, 0, __ATOMIC_RELEASE);
+}
+
+/* Async-signal-safe. */
+void
+threads_arm_all(uint64_t ival)
+{
+	unsigned high = __atomic_load_n(&reg_high, __ATOMIC_ACQUIRE);
+
+	if (registry == NULL)
+		return;
+	__atomic_store_n(&interval_ns, ival, __ATOMIC_SEQ_CST);
+	if (hdr != NULL)
+		hdr->interval_ns = (uint32_t)ival;
+	for (unsigned i = 0; i < high; i++) {
+		int tid = __atomic_load_n(&registry[i].tid, __ATOMIC_ACQUIRE);
+
+		if (tid != 0 &&
+		    __atomic_load_n(&registry[i].timer, __ATOMIC_SEQ_CST) < 0)
+			arm_entry(&registry[i], tid);
+	}
+}
+
+/* Async-signal-safe. */
+void
+threads_disarm_all(void)
+{
+	unsigned high = __atomic_load_n(&reg_high, __ATOMIC_ACQUIRE);
+
+	__atomic_store_n(&interval_ns, 0, __ATOMIC_SEQ_CST);
+	if (registry == NULL)
+		return;
+	for (unsigned i = 0; i < high; i++)
+		disarm_entry(&registry[i]);
+}
+
+/* Async-signal-safe. */
+void
+threads_count_samples(uint64_t n)
+{
+	struct reg *e = t_reg;
+	struct profrun_thread *r;
+
+	if (e == NULL || (r = e->rec) == NULL)
+		return;
+	__atomic_add_fetch(&r->samples, n, __ATOMIC_RELAXED);
+	if (r->tid > 0)
+		__atomic_store_n(&r->cpu_ns, clock_ns(CLOCK_THREAD_CPUTIME_ID),
+				 __ATOMIC_RELAXED);
+}
+
+/* Read /proc/self/task/TID/comm into R's name.  Async-signal-safe
+ * (system calls only). */
+static void
+read_task_name(struct profrun_thread *r)
+{
+	char path[48] = "/proc/self/task/", num[12], name[17];
+	int k = 0, len = 16, fd;
+	unsigned v = (unsigned)r->tid;
+	ssize_t n;
+
+	do
+		num[k++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	while (k > 0)
+		path[len++] = num[--k];
+	memcpy(path + len, "/comm", 6);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, name, 16);
+	close(fd);
+	if (n <= 0)
+		return;
+	if (name[n - 1] == '\n')
+		n--;
+	name[n] = '\0';
+	memcpy(r->name, name, (size_t)n + 1);
+}
+
+/* Async-signal-safe (system calls only). */
+void
+threads_finish(bool names)
+{
+	unsigned high = __atomic_load_n(&reg_high, __ATOMIC_ACQUIRE);
+	uint64_t live_other = 0;
+
+	if (registry == NULL || recs == NULL)
+		return;
+	for (unsigned i = 0; i < high; i++) {
+		int tid = __atomic_load_n(&registry[i].tid, __ATOMIC_ACQUIRE);
+		struct profrun_thread *r = registry[i].rec;
+		uint64_t cpu;
+
+		if (tid == 0 || r == NULL)
+			continue;
+		cpu = clock_ns(thread_clock(tid));
+		if (r->tid <= 0) {
+			live_other += cpu;
+			continue;
+		}
+		if (cpu != 0)
+			__atomic_store_n(&r->cpu_ns, cpu, __ATOMIC_RELAXED);
+		if (names)
+			read_task_name(r);
+	}
+	recs[hdr->thread_slots - 1].cpu_live_ns = live_other;
+}
