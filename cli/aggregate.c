@@ -27,11 +27,18 @@ select_procs(struct report *r)
 	for (i = 0; i < run->n; i++) {
 		if (r->opts->pid && run->members[i].hdr.pid != r->opts->pid)
 			continue;
+		if (r->opts->tid &&
+		    !profile_thread_find(&run->members[i], r->opts->tid))
+			continue;
 		r->procs[r->nprocs++].p = &run->members[i];
 	}
 	if (r->nprocs > 0)
 		return 0;
-	cli_error("no process %ld in run %s", r->opts->pid, run->path);
+	if (r->opts->tid)
+		cli_error("no thread %ld in run %s%s", r->opts->tid, run->path,
+			  r->opts->pid ? " (in the process selected)" : "");
+	else
+		cli_error("no process %ld in run %s", r->opts->pid, run->path);
 	return -1;
 }
 
@@ -111,20 +118,43 @@ symbolize_each(struct report *r, struct symbolizer *sz)
 	return 0;
 }
 
+/* CPU seconds of P that samples stand for: its sampled threads' own CPU
+ * clocks when it has thread records, else the process's CPU time. */
+static double
+sampled_cpu(const struct profile *p, double cpu)
+{
+	if (!p->has_threads)
+		return cpu;
+	return cpu - profile_unsampled_seconds(p);
+}
+
+/* The highest rate the timer could deliver: the armed rate, or the
+ * kernel's tick when that is lower; 0 when unknown. */
+static double
+rate_cap(const struct report *r)
+{
+	if (r->tick_hz > 0 && (r->armed_hz <= 0 || r->tick_hz < r->armed_hz))
+		return r->tick_hz;
+	return r->armed_hz;
+}
+
 /* The rate is measured over the processes that finished and were profiled
  * to the end: a process whose profiling stopped early used CPU time that
- * no sample stands for. */
+ * no sample stands for; and over the CPU time a timer of ours covered.
+ * Clock and timer granularity can put the measured figure a little above
+ * what the timer can deliver: it is capped there. */
 static void
 compute_rate(struct report *r)
 {
 	const struct profile *p;
-	double cpu = 0, c;
+	double cpu = 0, c, cap;
 	uint64_t samples = 0;
 	size_t i;
 
 	r->cpu_seconds = 0;
 	for (i = 0; i < r->nprocs; i++) {
 		p = r->procs[i].p;
+		r->cpu_startup += (double)p->hdr.cpu_start_ns / 1e9;
 		c = profile_cpu_seconds(p);
 		if (c < 0) {
 			r->cpu_seconds = -1;
@@ -132,11 +162,13 @@ compute_rate(struct report *r)
 			continue;
 		}
 		r->cpu_known += c;
+		r->cpu_unsampled += profile_unsampled_seconds(p);
+		r->threaded = r->threaded || p->has_threads;
 		if (r->cpu_seconds >= 0)
 			r->cpu_seconds += c;
 		if (p->hdr.flags & PROFRUN_F_STOPPED)
 			continue;
-		cpu += c;
+		cpu += sampled_cpu(p, c);
 		samples += p->main + p->outside;
 	}
 	r->requested_hz = r->procs[0].p->hdr.rate_requested;
@@ -144,6 +176,9 @@ compute_rate(struct report *r)
 	r->rate_cpu = cpu;
 	r->rate_measured = cpu > 0;
 	r->rate_hz = r->rate_measured ? (double)samples / cpu : r->armed_hz;
+	cap = rate_cap(r);
+	if (r->rate_measured && cap > 0 && r->rate_hz > cap)
+		r->rate_hz = cap;
 }
 
 static void

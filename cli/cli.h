@@ -36,6 +36,8 @@ struct report_opts {
 	bool force;	    /* report even when the binary's build-id changed */
 	bool by_process;    /* one section per process */
 	long pid;	    /* only this process; 0 = all */
+	bool by_thread;	    /* a table of each process's threads */
+	long tid;	    /* only the process of this thread; 0 = all */
 	bool lines;	    /* also the profile by source line */
 	bool inlines;	    /* split functions among their inlined callees */
 	bool lines_by_caller;	 /* keep lines of different callers apart */

@@ -37,6 +37,12 @@ static const char report_usage[] =
 	"                      functions inlined into it, shown as\n"
 	"                      \"helper [inlined into caller]\"\n"
 	"  --by-process        one section per process instead of merging\n"
+	"  --by-thread         a table of each process's threads: samples,\n"
+	"                      share and CPU time, and names as the threads\n"
+	"                      set them\n"
+	"  --tid N             only the process of thread N, and only that\n"
+	"                      thread in the thread table (function rows stay\n"
+	"                      the process's: samples are counted per process)\n"
 	"  --module NAME       only the functions of module NAME (a path or a\n"
 	"                      file name: libc.so.6, [vdso], [unknown])\n"
 	"  --main-only         only the main executables, as before shared\n"
@@ -63,6 +69,8 @@ enum {
 	OPT_INLINE,
 	OPT_MODULE,
 	OPT_MAIN_ONLY,
+	OPT_BY_THREAD,
+	OPT_TID,
 };
 
 /* -o FILE, or NULL for stdout. */
@@ -77,6 +85,8 @@ static const struct option report_options[] = {
 	{"inline", no_argument, NULL, OPT_INLINE},
 	{"module", required_argument, NULL, OPT_MODULE},
 	{"main-only", no_argument, NULL, OPT_MAIN_ONLY},
+	{"by-thread", no_argument, NULL, OPT_BY_THREAD},
+	{"tid", required_argument, NULL, OPT_TID},
 	SYMBOL_OPTIONS,
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
@@ -120,6 +130,17 @@ parse_option(int c, struct report_opts *opts)
 		return -1;
 	case OPT_MAIN_ONLY:
 		opts->main_only = true;
+		return -1;
+	case OPT_BY_THREAD:
+		opts->by_thread = true;
+		return -1;
+	case OPT_TID:
+		v = opt_number(optarg, 1, INT_MAX);
+		if (v < 0)
+			return opt_usage_error(
+				"report", "--tid needs a thread id, not", optarg);
+		opts->tid = v;
+		opts->by_thread = true;
 		return -1;
 	case 'h':
 		fputs(report_usage, stdout);

@@ -114,6 +114,11 @@ layout(struct member *m)
 	h->hist_off = h->wraps_off +
 		      (uint64_t)h->wrap_slots * sizeof(struct profrun_wrap);
 	h->file_size = h->hist_off + h->nbuckets * 2;
+	/* a merged member keeps no thread records: its processes' threads
+	 * are not one process's */
+	h->threads_off = 0;
+	h->thread_slots = 0;
+	h->thread_count = 0;
 	clear_outside(h);
 	if (m->outside)
 		layout_outside(h, m->outside);

@@ -120,13 +120,15 @@ check_buckets(const struct profrun_header *h, char *err, size_t errlen)
 static int
 check_regions(const struct profrun_header *h, char *err, size_t errlen)
 {
-	struct region r[7] = {
+	struct region r[8] = {
 		{"string area", h->strings_off, h->strings_size},
 		{"wrap table", h->wraps_off,
 		 (uint64_t)h->wrap_slots * sizeof(struct profrun_wrap)},
 		{"histogram", h->hist_off, h->nbuckets * 2},
 	};
 	size_t i, j, n = 3 + profile_outside_regions(h, r + 3);
+
+	n += profile_thread_regions(h, r + n);
 
 	if (h->strings_size > PROFILE_MAX_STRINGS)
 		return profile_fail(err, errlen,
@@ -333,7 +335,8 @@ profile_parse(const void *data, size_t size, struct profile *p, char *err,
 		profile_fail(err, errlen, "implausible sample counts");
 		goto fail;
 	}
-	if (profile_parse_outside(buf, p, err, errlen))
+	if (profile_parse_outside(buf, p, err, errlen) ||
+	    profile_parse_threads(buf, p, err, errlen))
 		goto fail;
 	return 0;
 fail:
@@ -443,6 +446,7 @@ profile_fini(struct profile *p)
 	free(p->modules);
 	free(p->pcs);
 	free(p->vdso);
+	free(p->threads);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -468,6 +472,8 @@ profile_cpu_seconds(const struct profile *p)
 double
 profile_armed_hz(const struct profile *p)
 {
+	if (p->hdr.interval_ns > 0)
+		return 1e9 / p->hdr.interval_ns;
 	if (p->hdr.interval_us > 0)
 		return 1e6 / p->hdr.interval_us;
 	return p->hdr.rate_requested;

@@ -41,6 +41,16 @@ struct profile_pc {
 	uint64_t count;
 };
 
+/* One thread of a process (struct profrun_thread, validated). */
+struct profile_thread {
+	int32_t tid; /* -1: the threads that found no record of their own */
+	uint32_t flags;
+	uint64_t samples;
+	uint64_t cpu_ns;       /* CPU time while sampled */
+	uint64_t cpu_start_ns; /* its CPU clock when its timer was armed */
+	char name[16];	       /* printable */
+};
+
 /* One member file: one process image. */
 struct profile {
 	char *path;		   /* as shown in messages */
@@ -66,6 +76,13 @@ struct profile {
 				  * without a table; samples in flight) */
 	uint8_t *vdso;		 /* copy of the vdso's image, or NULL */
 	uint32_t vdso_size;
+
+	/* the threads (none in files of writers with one process timer) */
+	bool has_threads;
+	struct profile_thread *threads; /* in the order they started */
+	size_t nthreads;
+	uint64_t thread_cpu_ns;	 /* their CPU time while sampled */
+	uint64_t thread_samples; /* their samples */
 };
 
 /* A run: the members that could be read. */
@@ -103,6 +120,24 @@ struct region {
 };
 size_t profile_outside_regions(const struct profrun_header *h,
 			       struct region *r);
+
+/* The region of the thread records, like profile_outside_regions: fills
+ * R and returns 1, or 0 when the file has none.  (profile-threads.c) */
+size_t profile_thread_regions(const struct profrun_header *h, struct region *r);
+
+/* Read the thread records of the validated member image BUF into P.
+ * Returns 0, or -1 with a reason in ERR. */
+int profile_parse_threads(const uint8_t *buf, struct profile *p, char *err,
+			  size_t errlen);
+
+/* CPU seconds of P's that no timer of ours covered (threads not started
+ * by pthread_create, or whose timer could not be made); 0 when not
+ * known. */
+double profile_unsampled_seconds(const struct profile *p);
+
+/* The record of thread TID in P, or NULL. */
+const struct profile_thread *profile_thread_find(const struct profile *p,
+						 long tid);
 
 /* Load PATH, a run directory or a single member file.  Damaged members of
  * a directory are warned about and skipped.  Returns 0, or -1 after

@@ -115,6 +115,52 @@ json_omitted(const struct func_list *l, int top)
 	return o;
 }
 
+/* A process's CPU time: while profiled, before, and not covered by a
+ * timer of ours (null when unknown). */
+static void
+json_cpu(json_object *o, const struct profile *p)
+{
+	double cpu = profile_cpu_seconds(p);
+
+	json_object_object_add(o, "cpu_seconds",
+			       cpu >= 0 ? json_fixed(cpu, 3) : NULL);
+	json_object_object_add(o, "cpu_startup_seconds",
+			       json_fixed((double)p->hdr.cpu_start_ns / 1e9, 3));
+	json_object_object_add(
+		o, "cpu_unsampled_seconds",
+		cpu >= 0 && p->has_threads
+			? json_fixed(profile_unsampled_seconds(p), 3)
+			: NULL);
+}
+
+/* The threads of P, in the order they started; the ones that found no
+ * record of their own as one entry with tid null. */
+static json_object *
+json_threads(const struct profile *p)
+{
+	json_object *a = json_object_new_array(), *t;
+
+	for (size_t i = 0; i < p->nthreads; i++) {
+		const struct profile_thread *th = &p->threads[i];
+
+		t = json_object_new_object();
+		json_object_object_add(t, "tid",
+				       th->tid > 0 ? json_object_new_int(th->tid)
+						   : NULL);
+		json_object_object_add(t, "name", json_utf8_string(th->name));
+		json_object_object_add(t, "samples",
+				       json_object_new_uint64(th->samples));
+		json_object_object_add(t, "cpu_seconds",
+				       json_fixed((double)th->cpu_ns / 1e9, 3));
+		json_object_object_add(
+			t, "main",
+			json_object_new_boolean(th->flags &
+						PROFRUN_THREAD_MAIN));
+		json_object_array_add(a, t);
+	}
+	return a;
+}
+
 static json_object *
 json_process(const struct report *r, const struct proc *pr)
 {
@@ -136,6 +182,9 @@ json_process(const struct report *r, const struct proc *pr)
 				      : NULL);
 	json_object_object_add(o, "stopped_early",
 			       json_string_or_null(report_stop_why(p)));
+	json_cpu(o, p);
+	if (p->has_threads)
+		json_object_object_add(o, "threads", json_threads(p));
 	if (r->opts->by_process)
 		json_object_object_add(o, "functions",
 				       json_functions(&pr->funcs,
@@ -199,6 +248,12 @@ json_report(const struct report *r)
 	json_object_object_add(
 		o, "cpu_seconds",
 		r->cpu_seconds >= 0 ? json_fixed(r->cpu_seconds, 3) : NULL);
+	json_object_object_add(o, "cpu_startup_seconds",
+			       json_fixed(r->cpu_startup, 3));
+	json_object_object_add(
+		o, "cpu_unsampled_seconds",
+		r->threaded && r->cpu_seconds >= 0 ? json_fixed(r->cpu_unsampled, 3)
+						   : NULL);
 	json_object_object_add(o, "complete",
 			       json_object_new_boolean(r->complete));
 	for (i = 0; i < r->nprocs; i++)

@@ -149,11 +149,29 @@ print_rate_line(FILE *out, const struct report *r)
 	fprintf(out, "rate: %.1f Hz effective (requested %.0f Hz%s), ",
 		r->rate_hz, r->requested_hz, clip);
 	if (r->cut_short == 0)
-		fprintf(out, "CPU time %.2f s\n", r->cpu_seconds);
+		fprintf(out, "CPU time %.2f s", r->cpu_seconds);
 	else
 		fprintf(out,
-			"CPU time %.2f s in the %zu processes that finished (unknown for %zu cut short)\n",
+			"CPU time %.2f s in the %zu processes that finished (unknown for %zu cut short)",
 			r->cpu_known, r->nprocs - r->cut_short, r->cut_short);
+	if (r->cpu_startup >= 0.005)
+		fprintf(out,
+			" (+%.2f s before profiling began: loading, relocation, constructors)",
+			r->cpu_startup);
+	fprintf(out, "\n");
+}
+
+/* CPU time no timer of ours covered, when it is more than clock noise. */
+static void
+print_unsampled(FILE *out, const struct report *r, double cap)
+{
+	double floor = cap > 0 ? 2.0 / cap : 0.02;
+
+	if (r->cpu_unsampled <= floor || r->cpu_unsampled <= 0.02 * r->cpu_known)
+		return;
+	fprintf(out,
+		"  unsampled: %.2f s of the CPU time (%.0f%%) ran in threads no timer of ours covered (not started by pthread_create, e.g. a raw clone or thrd_create, or their timer could not be made): no row below stands for it\n",
+		r->cpu_unsampled, 100.0 * r->cpu_unsampled / r->cpu_known);
 }
 
 /* Rate line, then one line for each significant shortfall.  The rate to
@@ -174,13 +192,21 @@ print_rate(FILE *out, const struct report *r)
 		cap = r->tick_hz;
 	else if (r->clipped)
 		return; /* capped, but by how much is not known */
+	if (r->rate_measured)
+		print_unsampled(out, r, cap);
 	if (!r->rate_measured || r->rate_cpu < RATE_MIN_CPU || cap <= 0)
 		return;
 	expected = r->rate_cpu * cap;
 	got = r->rate_hz * r->rate_cpu;
-	if (got < expected * RATE_SHORTFALL)
+	if (got >= expected * RATE_SHORTFALL)
+		return;
+	if (r->threaded)
 		fprintf(out,
-			"  shortfall: %.0f samples, only %.0f%% of the %.0f expected from CPU time x %.0f Hz: profiling signals of concurrent threads coalesce, or threads block SIGPROF; shares stay fair, the seconds are scaled to the rate measured\n",
+			"  shortfall: %.0f samples, only %.0f%% of the %.0f expected from the sampled threads' CPU time x %.0f Hz: timer signals were lost or delayed; shares stay fair, the seconds are scaled to the rate measured\n",
+			got, 100.0 * got / expected, expected, cap);
+	else
+		fprintf(out,
+			"  shortfall: %.0f samples, only %.0f%% of the %.0f expected from CPU time x %.0f Hz: recorded with one process timer, whose signals coalesce under concurrent threads, miss threads that block SIGPROF and processes shorter than one interval; shares stay fair, the seconds are scaled to the rate measured\n",
 			got, 100.0 * got / expected, expected, cap);
 }
 
@@ -306,6 +332,28 @@ print_table(FILE *out, const struct report *r, const struct func_list *l,
 			l->n - rows, k->what, func_list_samples(l, rows));
 }
 
+/* Why there is not a single sample, as far as the figures tell. */
+static void
+print_no_samples(FILE *out, const struct report *r, const struct proc *pr)
+{
+	double cpu = pr ? profile_cpu_seconds(pr->p) : r->cpu_seconds;
+	double unsampled = pr ? profile_unsampled_seconds(pr->p)
+			      : r->cpu_unsampled;
+	double interval = r->armed_hz > 0 ? 1.0 / r->armed_hz : 0;
+
+	if (cpu < 0)
+		fprintf(out,
+			"no samples were recorded (CPU time unknown: cut short)\n");
+	else if (unsampled > interval && unsampled >= 0.5 * cpu)
+		fprintf(out,
+			"no samples were recorded: %.2f s of CPU time ran where no timer of ours was\n",
+			unsampled);
+	else
+		fprintf(out,
+			"no samples were recorded (%.3f s of CPU time at %.0f Hz: %.2f samples expected)\n",
+			cpu, r->armed_hz, cpu * r->armed_hz);
+}
+
 static void
 print_functions(FILE *out, const struct report *r, const struct proc *pr,
 		uint64_t main, uint64_t outside, bool stopped)
@@ -325,8 +373,7 @@ print_functions(FILE *out, const struct report *r, const struct proc *pr,
 		fprintf(out,
 			"no samples were recorded before profiling stopped\n");
 	else if (main == 0)
-		fprintf(out,
-			"no samples were recorded (the program used less CPU time than one sampling interval?)\n");
+		print_no_samples(out, r, pr);
 }
 
 static void
@@ -356,6 +403,7 @@ report_text(const struct report *r, FILE *out)
 	print_identity(out, r);
 	print_samples(out, r);
 	print_rate(out, r);
+	report_text_threads(r, out);
 	if (r->opts->by_process) {
 		for (i = 0; i < r->nprocs; i++)
 			print_process(out, r, &r->procs[i]);

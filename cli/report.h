@@ -29,6 +29,10 @@ struct report {
 	uint64_t total, main, outside; /* total = main + outside */
 	double cpu_seconds;	       /* -1 when unknown for any process */
 	double cpu_known;	       /* of the processes that finished */
+	double cpu_startup;   /* CPU used before profiling began (loader,
+			       * constructors), all processes */
+	double cpu_unsampled; /* of cpu_known, covered by no timer of ours */
+	bool threaded;	      /* some process has thread records */
 	double rate_cpu;	       /* of those, profiled to the end */
 	size_t cut_short;	       /* processes without known CPU time */
 	double rate_hz;		       /* effective, or armed when unknown */
@@ -79,6 +83,9 @@ void report_problems(const struct profile *p, bool with_state,
 		     void (*fn)(void *ctx, const char *line), void *ctx);
 
 int report_text(const struct report *r, FILE *out);
+
+/* With --by-thread: each process's threads (report-threads.c). */
+void report_text_threads(const struct report *r, FILE *out);
 int report_json(const struct report *r, FILE *out);
 
 #endif /* PROFRUN_CLI_REPORT_H */
