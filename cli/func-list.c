@@ -122,6 +122,7 @@ func_list_finish(struct func_list *l)
 	for (i = 0; i < l->n; i++) {
 		if (n > 0 && cmp_key(&l->v[n - 1], &l->v[i], &l->key) == 0) {
 			l->v[n - 1].samples += l->v[i].samples;
+			l->v[n - 1].kernel += l->v[i].kernel;
 			func_fini(&l->v[i]);
 			continue;
 		}
@@ -192,6 +193,16 @@ cmp_total(const void *a, const void *b)
 }
 
 /* The total of MODULE in V (N of them), added when new. */
+uint64_t
+func_list_kernel(const struct func_list *l)
+{
+	uint64_t s = 0;
+
+	for (size_t i = 0; i < l->n; i++)
+		s += l->v[i].kernel;
+	return s;
+}
+
 static struct module_total *
 total_of(struct module_total *v, size_t *n, const char *module)
 {

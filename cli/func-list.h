@@ -19,6 +19,7 @@ struct func {
 	int line;      /* 0 when unknown */
 	uint64_t addr; /* entry address (link-time) */
 	uint64_t samples;
+	uint64_t kernel; /* of them, taken right after a system call */
 };
 
 /* What makes two entries one. */
@@ -67,5 +68,8 @@ void module_totals_free(struct module_total *v, size_t n);
 
 /* Sum of the samples of L's entries from index FIRST on. */
 uint64_t func_list_samples(const struct func_list *l, size_t first);
+
+/* Sum of the kernel samples of L's entries. */
+uint64_t func_list_kernel(const struct func_list *l);
 
 #endif /* PROFRUN_CLI_FUNC_LIST_H */

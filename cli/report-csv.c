@@ -44,7 +44,7 @@ csv_row(FILE *out, const struct report *r, const struct func *f, size_t rank)
 	fputc(',', out);
 	if (f->file && f->line > 0)
 		fprintf(out, "%d", f->line);
-	fputs("\r\n", out);
+	fprintf(out, ",%" PRIu64 "\r\n", f->kernel);
 }
 
 int
@@ -54,7 +54,8 @@ report_csv(const struct report *r, FILE *out)
 
 	if (r->opts->top > 0 && (size_t)r->opts->top < n)
 		n = (size_t)r->opts->top;
-	fputs("rank,name,symbol,module,samples,percent,seconds,file,line\r\n",
+	fputs("rank,name,symbol,module,samples,percent,seconds,file,line,"
+	      "kernel_samples\r\n",
 	      out);
 	for (i = 0; i < n; i++)
 		csv_row(out, r, &r->funcs.v[i], i + 1);

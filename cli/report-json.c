@@ -39,6 +39,8 @@ json_function(const struct func *f, uint64_t total)
 	json_object_object_add(o, "samples",
 			       json_object_new_uint64(f->samples));
 	json_object_object_add(o, "percent", json_fixed(pct, 2));
+	json_object_object_add(o, "kernel_samples",
+			       json_object_new_uint64(f->kernel));
 	json_object_object_add(o, "file", json_string_or_null(f->file));
 	json_object_object_add(
 		o, "line",
@@ -66,6 +68,8 @@ json_line(const struct func *f, uint64_t total)
 	json_object_object_add(o, "samples",
 			       json_object_new_uint64(f->samples));
 	json_object_object_add(o, "percent", json_fixed(pct, 2));
+	json_object_object_add(o, "kernel_samples",
+			       json_object_new_uint64(f->kernel));
 	return o;
 }
 
@@ -234,6 +238,7 @@ json_report(const struct report *r)
 	json_object_object_add(s, "main", json_object_new_uint64(r->main));
 	json_object_object_add(s, "outside",
 			       json_object_new_uint64(r->outside));
+	json_object_object_add(s, "kernel", json_object_new_uint64(r->kernel));
 	if (!r->opts->main_only) {
 		json_object_object_add(s, "libraries",
 				       json_object_new_uint64(r->in_libs));

@@ -41,9 +41,12 @@ md_row(FILE *out, const struct report *r, const struct func *f)
 {
 	const char *base;
 
-	fprintf(out, "| %.2f | %" PRIu64 " | %.3f | `",
+	fprintf(out, "| %.2f | %" PRIu64 " | %.3f | ",
 		report_percent(r, f->samples), f->samples,
 		report_seconds(r, f->samples));
+	if (f->kernel > 0)
+		fprintf(out, "%.0f%%", 100.0 * (double)f->kernel / (double)f->samples);
+	fputs(" | `", out);
 	markdown_cell(out, f->name);
 	fputs("` | ", out);
 	if (f->file) {
@@ -63,8 +66,8 @@ report_markdown(const struct report *r, FILE *out)
 	if (r->opts->top > 0 && (size_t)r->opts->top < n)
 		n = (size_t)r->opts->top;
 	md_summary(out, r);
-	fputs("| % | samples | seconds | function | source |\n"
-	      "|--:|--:|--:|:--|:--|\n",
+	fputs("| % | samples | seconds | kernel | function | source |\n"
+	      "|--:|--:|--:|--:|:--|:--|\n",
 	      out);
 	for (i = 0; i < n; i++)
 		md_row(out, r, &r->funcs.v[i]);
@@ -73,7 +76,7 @@ report_markdown(const struct report *r, FILE *out)
 	if (n < r->funcs.n)
 		fprintf(out,
 			"| %.2f | %" PRIu64
-			" | %.3f | *%zu more functions* | |\n",
+			" | %.3f | | *%zu more functions* | |\n",
 			report_percent(r, rest), rest, report_seconds(r, rest),
 			r->funcs.n - n);
 	if (r->outside > 0)

@@ -125,6 +125,11 @@ print_samples(FILE *out, const struct report *r)
 	else if (r->outside > 0)
 		print_split(out, r);
 	fprintf(out, "\n");
+	if (r->kernel > 0)
+		fprintf(out,
+			"kernel: %" PRIu64
+			" samples (%.1f%%) taken right after a system call, CPU time in the kernel (column \"kernel\": the share of each row's)\n",
+			r->kernel, report_percent(r, r->kernel));
 }
 
 static void
@@ -233,7 +238,8 @@ base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-/* The columns every row starts with. */
+/* The columns every row starts with; "kernel" (the share of the row's
+ * samples taken in system calls) when the report has any. */
 static void
 print_counts(FILE *out, const struct report *r, const struct func *f,
 	     uint64_t total, bool modules)
@@ -241,6 +247,11 @@ print_counts(FILE *out, const struct report *r, const struct func *f,
 	fprintf(out, "%7.2f %10" PRIu64 " %9.3f  ",
 		total ? 100.0 * (double)f->samples / (double)total : 0,
 		f->samples, report_seconds(r, f->samples));
+	if (r->kernel > 0 && f->kernel > 0)
+		fprintf(out, "%5.0f%%  ",
+			100.0 * (double)f->kernel / (double)f->samples);
+	else if (r->kernel > 0)
+		fprintf(out, "%6s  ", "");
 	if (modules)
 		fprintf(out, "%-16s ", module_display(f->module));
 }
@@ -322,6 +333,8 @@ print_table(FILE *out, const struct report *r, const struct func_list *l,
 		rows = (size_t)r->opts->top;
 	width = k->width(l, rows);
 	fprintf(out, "%s%7s %10s %9s  ", k->header, "%", "samples", "seconds");
+	if (r->kernel > 0)
+		fprintf(out, "%6s  ", "kernel");
 	if (modules)
 		fprintf(out, "%-16s ", "module");
 	fprintf(out, "%-*s  %s\n", width, k->first, k->second);

@@ -27,6 +27,8 @@ struct report {
 				 * (KEY_LINE_CALLER) with lines_by_caller */
 
 	uint64_t total, main, outside; /* total = main + outside */
+	uint64_t kernel; /* of the functions' samples, taken right after a
+			  * system call: time in the kernel */
 	double cpu_seconds;	       /* -1 when unknown for any process */
 	double cpu_known;	       /* of the processes that finished */
 	double cpu_startup;   /* CPU used before profiling began (loader,

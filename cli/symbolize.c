@@ -30,6 +30,7 @@
 #include "plt.h"
 #include "source.h"
 #include "symbolize.h"
+#include "syscall-site.h"
 
 /* Unknown buckets further apart than this start a new range. */
 #define RANGE_GAP 256
@@ -63,6 +64,7 @@ struct module {
 	bool refused;	      /* build-id mismatch without --force */
 	bool library;	      /* a mismatch costs only its names */
 	struct src_cache src; /* lines and inlined functions, by address */
+	struct code_bytes code; /* its code, for system-call sites */
 	struct strmap shown;  /* raw name -> shown name */
 };
 
@@ -283,6 +285,7 @@ module_free(struct module *m)
 	free(m->syms);
 	plt_entries_free(m->plt, m->nplt);
 	src_cache_fini(&m->src);
+	code_bytes_fini(&m->code);
 	strmap_fini(&m->shown, free);
 	if (m->dwfl)
 		dwfl_end(m->dwfl);
@@ -492,6 +495,10 @@ module_new(const struct sym_object *obj, const struct sym_opts *o)
 	module_open(m, obj);
 	if (!m->mod || check_build_id(m, o->force))
 		return m;
+	if (code_bytes_load(&m->code, m->mod)) {
+		module_free(m);
+		return NULL;
+	}
 	if (load_syms(m) || name_syms(m, o->demangle)) {
 		module_free(m);
 		return NULL;
@@ -557,7 +564,7 @@ symbolizer_free(struct symbolizer *sz)
 struct range {
 	bool open;
 	long gap;
-	uint64_t start, end, samples;
+	uint64_t start, end, samples, kernel;
 };
 
 struct walk {
@@ -569,6 +576,7 @@ struct walk {
 	struct range range;
 	const char *display;
 	char *unknown; /* "[module]": the function of lines in no symbol */
+	uint64_t kernel; /* of the sample being added, taken in the kernel */
 };
 
 static int
@@ -588,6 +596,7 @@ flush_range(struct walk *w)
 	f.name = f.symbol = name;
 	f.addr = w->range.start;
 	f.samples = w->range.samples;
+	f.kernel = w->range.kernel;
 	ret = func_list_add(w->out, &f);
 	free(name);
 	return ret;
@@ -608,9 +617,11 @@ add_unknown(struct walk *w, uint64_t addr, uint64_t end, long gap,
 		r->gap = gap;
 		r->start = addr;
 		r->samples = 0;
+		r->kernel = 0;
 	}
 	r->end = end;
 	r->samples += count;
+	r->kernel += w->kernel;
 	return 0;
 }
 
@@ -623,6 +634,7 @@ add_known(struct walk *w, struct sym *y, uint64_t count)
 		return -1;
 	if (w->cur == y) {
 		w->out->v[w->out->n - 1].samples += count;
+		w->out->v[w->out->n - 1].kernel += w->kernel;
 		return 0;
 	}
 	sym_source(w->m, y);
@@ -633,6 +645,7 @@ add_known(struct walk *w, struct sym *y, uint64_t count)
 	f.line = y->line;
 	f.addr = y->start;
 	f.samples = count;
+	f.kernel = w->kernel;
 	w->cur = y;
 	return func_list_add(w->out, &f);
 }
@@ -674,6 +687,7 @@ add_inlined(struct walk *w, struct sym *y, const struct addr_src *a,
 	f.line = a->inl_line;
 	if (same_as_last(w->out, &f)) {
 		w->out->v[w->out->n - 1].samples += count;
+		w->out->v[w->out->n - 1].kernel += w->kernel;
 		free(name);
 		return 0;
 	}
@@ -685,6 +699,7 @@ add_inlined(struct walk *w, struct sym *y, const struct addr_src *a,
 	f.line = a->inl_line;
 	f.addr = a->addr;
 	f.samples = count;
+	f.kernel = w->kernel;
 	ret = func_list_add(w->out, &f);
 	free(name);
 	return ret;
@@ -711,8 +726,10 @@ add_line(struct walk *w, struct sym *y, const struct addr_src *a, uint64_t addr,
 	f.line = a && a->file ? a->line : 0;
 	f.addr = addr;
 	f.samples = count;
+	f.kernel = w->kernel;
 	if (same_as_last(w->lines, &f)) {
 		w->lines->v[w->lines->n - 1].samples += count;
+		w->lines->v[w->lines->n - 1].kernel += w->kernel;
 		return 0;
 	}
 	return func_list_add(w->lines, &f);
@@ -776,6 +793,9 @@ walk_samples(struct walk *w, uint64_t bs, const struct profile_sample *s,
 		/* reuse the previous symbol while the address stays in it */
 		if (!(y && s[i].addr >= y->start && s[i].addr < y->end))
 			y = sym_lookup(w->m, s[i].addr, &gap);
+		w->kernel = code_after_syscall(&w->m->code, s[i].addr, bs)
+				    ? s[i].count
+				    : 0;
 		if (add_sample(w, y, &s[i], s[i].addr + bs, gap))
 			return -1;
 	}
