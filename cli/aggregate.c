@@ -268,6 +268,7 @@ report_build(struct report *r, const struct run *run,
 	func_list_finish(&r->lines);
 	r->kernel = func_list_kernel(&r->funcs);
 	if (module_totals(&r->funcs, &r->mods, &r->nmods) ||
+	    report_executables(r) ||
 	    keep_module(r, opts->module)) {
 		cli_error("%s: out of memory", run->path);
 		report_fini(r);
@@ -288,6 +289,7 @@ report_fini(struct report *r)
 	}
 	free(r->procs);
 	module_totals_free(r->mods, r->nmods);
+	free(r->exes);
 	func_list_fini(&r->funcs);
 	func_list_fini(&r->lines);
 	memset(r, 0, sizeof(*r));

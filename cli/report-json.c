@@ -202,6 +202,34 @@ json_process(const struct report *r, const struct proc *pr)
 	return o;
 }
 
+/* The run by executable: CPU time as the kernel counted it, samples. */
+static json_object *
+json_executables(const struct report *r)
+{
+	json_object *a = json_object_new_array(), *e;
+
+	for (size_t i = 0; i < r->nexes; i++) {
+		const struct exe_total *x = &r->exes[i];
+
+		e = json_object_new_object();
+		json_object_object_add(e, "exe", json_utf8_string(x->exe));
+		json_object_object_add(e, "processes",
+				       json_object_new_uint64(x->processes));
+		json_object_object_add(e, "cpu_seconds", json_fixed(x->cpu, 3));
+		json_object_object_add(
+			e, "cpu_percent",
+			json_fixed(r->cpu_known > 0 ? 100.0 * x->cpu / r->cpu_known
+						    : 0.0,
+				   2));
+		json_object_object_add(e, "samples",
+				       json_object_new_uint64(x->samples));
+		json_object_object_add(
+			e, "percent", json_fixed(report_percent(r, x->samples), 2));
+		json_object_array_add(a, e);
+	}
+	return a;
+}
+
 /* Samples per module ("[vdso]", "[unknown]" included), before --module. */
 static json_object *
 json_modules(const struct report *r)
@@ -264,6 +292,7 @@ json_report(const struct report *r)
 	for (i = 0; i < r->nprocs; i++)
 		json_object_array_add(procs, json_process(r, &r->procs[i]));
 	json_object_object_add(o, "processes", procs);
+	json_object_object_add(o, "executables", json_executables(r));
 	json_object_object_add(
 		o, "functions",
 		json_functions(&r->funcs, r->total, r->opts->top));

@@ -179,6 +179,20 @@ print_unsampled(FILE *out, const struct report *r, double cap)
 		r->cpu_unsampled, 100.0 * r->cpu_unsampled / r->cpu_known);
 }
 
+/* Processes that used less than two ticks' worth of CPU time. */
+static size_t
+short_processes(const struct report *r, double hz)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->nprocs; i++) {
+		double c = profile_cpu_seconds(r->procs[i].p);
+
+		n += c >= 0 && c * hz < 2;
+	}
+	return n;
+}
+
 /* Rate line, then one line for each significant shortfall.  The rate to
  * expect is the armed one, or the kernel's tick when that is lower (and
  * known): what is missing beyond that was lost, mostly to profiling
@@ -189,7 +203,8 @@ print_rate(FILE *out, const struct report *r)
 	double expected, got, cap = r->armed_hz;
 
 	print_rate_line(out, r);
-	if (r->armed_hz > 0 && r->armed_hz < r->requested_hz * 0.9)
+	if (r->armed_hz > 0 && r->armed_hz < r->requested_hz * 0.9 &&
+	    !(r->clipped && r->tick_hz > 0 && r->armed_hz >= r->tick_hz * 0.99))
 		fprintf(out,
 			"  the kernel armed the timer at %.1f Hz, below the requested %.0f Hz\n",
 			r->armed_hz, r->requested_hz);
@@ -207,8 +222,11 @@ print_rate(FILE *out, const struct report *r)
 		return;
 	if (r->threaded)
 		fprintf(out,
-			"  shortfall: %.0f samples, only %.0f%% of the %.0f expected from the sampled threads' CPU time x %.0f Hz: timer signals were lost or delayed; shares stay fair, the seconds are scaled to the rate measured\n",
-			got, 100.0 * got / expected, expected, cap);
+			"  shortfall: %.0f samples, only %.0f%% of the %.0f expected from the sampled threads' CPU time x %.0f Hz: CPU timers fire on the kernel's tick, and a thread or process that runs less than a tick between two ticks is missed (%zu of %zu processes used less than 2 ticks of CPU); the seconds are scaled to the rate measured%s\n",
+			got, 100.0 * got / expected, expected, cap,
+			short_processes(r, cap), r->nprocs,
+			r->nexes > 1 ? ", the table by executable has each program's exact CPU time"
+				     : "");
 	else
 		fprintf(out,
 			"  shortfall: %.0f samples, only %.0f%% of the %.0f expected from CPU time x %.0f Hz: recorded with one process timer, whose signals coalesce under concurrent threads, miss threads that block SIGPROF and processes shorter than one interval; shares stay fair, the seconds are scaled to the rate measured\n",
@@ -416,6 +434,7 @@ report_text(const struct report *r, FILE *out)
 	print_identity(out, r);
 	print_samples(out, r);
 	print_rate(out, r);
+	report_text_executables(r, out);
 	report_text_threads(r, out);
 	if (r->opts->by_process) {
 		for (i = 0; i < r->nprocs; i++)

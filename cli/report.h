@@ -9,6 +9,15 @@
 #include "profile.h"
 #include "symbolize.h"
 
+/* One executable of the run (executables.c). */
+struct exe_total {
+	const char *exe; /* the processes' path */
+	size_t processes;
+	size_t cpu_unknown; /* of them, cut short: CPU time unknown */
+	double cpu;	    /* CPU seconds while profiled, of the others */
+	uint64_t samples;
+};
+
 /* One process of the report. */
 struct proc {
 	const struct profile *p;
@@ -54,6 +63,8 @@ struct report {
 	struct module_total *mods; /* every module's samples, before
 				    * --module filters the entries */
 	size_t nmods;
+	struct exe_total *exes; /* by CPU time, most first */
+	size_t nexes;
 };
 
 /* Select, symbolize and merge RUN's members as OPTS asks.  Returns 0, or
@@ -85,6 +96,12 @@ void report_problems(const struct profile *p, bool with_state,
 		     void (*fn)(void *ctx, const char *line), void *ctx);
 
 int report_text(const struct report *r, FILE *out);
+
+/* Fill R->exes from R->procs.  Returns 0, or -1 when out of memory. */
+int report_executables(struct report *r);
+
+/* The table by executable, when the run holds several. */
+void report_text_executables(const struct report *r, FILE *out);
 
 /* With --by-thread: each process's threads (report-threads.c). */
 void report_text_threads(const struct report *r, FILE *out);

@@ -310,6 +310,14 @@ void threads_unregister_self(void);
 void threads_arm_all(uint64_t ival);
 void threads_disarm_all(void);
 
+/* Keep each timer expiration with probability SHARE / 2^32 (0: keep all),
+ * for rates below the tick.  Async-signal-safe. */
+void threads_set_share(uint32_t share);
+
+/* In the handler: how many of N expirations to keep as samples.
+ * Async-signal-safe. */
+uint64_t threads_keep(uint64_t n);
+
 /* In the handler: N samples of the calling thread.  Async-signal-safe. */
 void threads_count_samples(uint64_t n);
 

@@ -4,10 +4,12 @@
  * thread (CLOCK_THREAD_CPUTIME_ID, SIGEV_THREAD_ID), so a sample always
  * lands on the thread that used the CPU, busy threads never coalesce into
  * one pending process signal, and a thread that blocks signals is still
- * sampled (the program's view of its mask is kept by masks.c).  The first
- * expiration of each timer comes at a random phase of the interval, so the
- * expected samples of any thread or process equal its CPU time times the
- * rate, however short it runs.
+ * sampled (the program's view of its mask is kept by masks.c).  The timers
+ * run at the kernel's tick, which is what checks them, and fire first as
+ * soon as the tick finds their thread running; a rate below the tick keeps
+ * each expiration with probability rate / tick.  So the expected samples
+ * of any thread or process equal its CPU time times the rate, however
+ * short it runs.
  *
  * Two tables:
  *   the registry  (private) tid and kernel timer id of every live thread we
@@ -46,7 +48,10 @@ static struct profrun_header *hdr;
 static struct profrun_thread *recs; /* hdr's records, or NULL */
 static uint64_t interval_ns;	   /* 0 while not sampling */
 
+static uint32_t keep_share; /* of each expiration, out of 2^32; 0 = all */
+
 static __thread struct reg *t_reg __attribute__((tls_model("initial-exec")));
+static __thread uint64_t t_rng __attribute__((tls_model("initial-exec")));
 
 /* The CPU clock of thread TID (as pthread_getcpuclockid gives it). */
 static clockid_t
@@ -66,25 +71,31 @@ clock_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* A draw in [1, N] from a per-call xorshift seeded by the tid and the
- * clock.  Async-signal-safe. */
+/* One step of the calling thread's xorshift64 generator, seeded from its
+ * tid and the clock on first use.  Async-signal-safe. */
 static uint64_t
-random_phase(int tid, uint64_t n)
+next_random(void)
 {
-	uint64_t x = clock_ns(CLOCK_MONOTONIC) ^
-		     ((uint64_t)(unsigned)tid * 0x9e3779b97f4a7c15ull);
+	uint64_t x = t_rng;
 
-	for (int i = 0; i < 3; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-	}
-	return n ? 1 + x % n : 1;
+	if (x == 0)
+		x = clock_ns(CLOCK_MONOTONIC) ^
+		    ((uint64_t)syscall(SYS_gettid) * 0x9e3779b97f4a7c15ull) ^ 1;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	t_rng = x;
+	return x;
 }
 
-/* A timer on TID's CPU clock sending SIGPROF to TID, first at a random
- * phase, then every interval_ns.  Returns its id, or -1.
- * Async-signal-safe (system calls only). */
+/* A timer on TID's CPU clock sending SIGPROF to TID every IVAL ns, the
+ * first time as soon as the tick finds it running.  CPU timers are checked
+ * on the tick, so the tick is what places the samples: a thread of any
+ * length gets one at each tick that lands while it runs and finds an
+ * interval's CPU time used, and the expected count of a thread running D
+ * seconds is D / IVAL, however short D is (a first expiration a whole
+ * interval away would leave every thread shorter than that unsampled).
+ * Returns its id, or -1.  Async-signal-safe (system calls only). */
 static int
 arm_thread(int tid, uint64_t ival)
 {
@@ -92,7 +103,6 @@ arm_thread(int tid, uint64_t ival)
 	struct itimerspec its;
 	int id = -1, self = tid == (int)syscall(SYS_gettid);
 	clockid_t clk = self ? CLOCK_THREAD_CPUTIME_ID : thread_clock(tid);
-	uint64_t first = random_phase(tid, ival);
 
 	memset(&ev, 0, sizeof(ev));
 	ev.sigev_notify = SIGEV_THREAD_ID;
@@ -103,8 +113,8 @@ arm_thread(int tid, uint64_t ival)
 		return -1;
 	its.it_interval.tv_sec = (time_t)(ival / 1000000000u);
 	its.it_interval.tv_nsec = (long)(ival % 1000000000u);
-	its.it_value.tv_sec = (time_t)(first / 1000000000u);
-	its.it_value.tv_nsec = (long)(first % 1000000000u);
+	its.it_value.tv_sec = 0;
+	its.it_value.tv_nsec = 1;
 	if (syscall(SYS_timer_settime, id, 0, &its, NULL) < 0) {
 		syscall(SYS_timer_delete, id);
 		return -1;
@@ -305,8 +315,6 @@ threads_arm_all(uint64_t ival)
 	if (registry == NULL)
 		return;
 	__atomic_store_n(&interval_ns, ival, __ATOMIC_SEQ_CST);
-	if (hdr != NULL)
-		hdr->interval_ns = (uint32_t)ival;
 	for (unsigned i = 0; i < high; i++) {
 		int tid = __atomic_load_n(&registry[i].tid, __ATOMIC_ACQUIRE);
 
@@ -327,6 +335,26 @@ threads_disarm_all(void)
 		return;
 	for (unsigned i = 0; i < high; i++)
 		disarm_entry(&registry[i]);
+}
+
+/* Async-signal-safe. */
+void
+threads_set_share(uint32_t share)
+{
+	keep_share = share;
+}
+
+/* Async-signal-safe. */
+uint64_t
+threads_keep(uint64_t n)
+{
+	uint64_t kept = 0;
+
+	if (keep_share == 0)
+		return n;
+	for (uint64_t i = 0; i < n; i++)
+		kept += (uint32_t)(next_random() >> 32) < keep_share;
+	return kept;
 }
 
 /* Async-signal-safe. */

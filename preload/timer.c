@@ -118,9 +118,10 @@ on_sigprof(int sig, siginfo_t *si, void *uc)
 	if (si->si_code == SI_TIMER && si->si_overrun > 0)
 		n += si->si_overrun < MAX_OVERRUN ? (uint64_t)si->si_overrun
 						  : MAX_OVERRUN;
+	n = threads_keep(n);
 	for (uint64_t i = 0; i < n; i++)
 		count_one(sig, si, uc);
-	if (active.hdr != NULL)
+	if (active.hdr != NULL && n > 0)
 		threads_count_samples(n);
 	__atomic_sub_fetch(&inflight, 1, __ATOMIC_RELEASE);
 	errno = saved;
@@ -140,31 +141,35 @@ kernel_hz(void)
 }
 
 /* Disarm the ITIMER_PROF profil() armed and give every thread its own
- * timer at FREQ Hz; record the rate in the header.  Async-signal-safe. */
+ * timer; record the rate in the header.  CPU timers are checked on the
+ * tick: they run at the tick's interval, and a lower rate keeps each
+ * expiration with probability FREQ / tick (threads.c says why).  With the
+ * tick unknown they run at FREQ.  Async-signal-safe. */
 static int
 arm_rate(struct profrun_header *h, uint32_t freq)
 {
 	static const struct itimerval zero;
 	uint32_t hz = kernel_hz();
-	uint64_t ival = 1000000000u / freq;
-
-	/* CPU timers are checked on the tick: a shorter interval gives no
-	 * more samples, only expirations merged into one (si_overrun), which
-	 * would weigh one PC several times.  Arm at most at the tick's rate,
-	 * so that merged expirations mean time really spent without a
-	 * chance to deliver (a long system call). */
-	if (hz != 0 && freq > hz)
-		ival = 1000000000u / hz;
+	uint64_t ival = 1000000000u / freq, mean = ival;
 
 	if (REAL(setitimer)(ITIMER_PROF, &zero, NULL) < 0)
 		return -errno;
+	threads_set_share(0);
+	if (hz != 0) {
+		ival = 1000000000u / hz;
+		mean = freq < hz ? 1000000000u / freq : ival;
+		if (freq < hz)
+			threads_set_share(
+				(uint32_t)(((uint64_t)freq << 32) / hz));
+	}
 	h->rate_requested = freq;
 	h->tick_hz = hz;
-	h->interval_us = (uint32_t)(ival / 1000u);
+	h->interval_us = (uint32_t)(mean / 1000u);
 	if (hz != 0 && freq > hz)
 		__atomic_or_fetch(&h->flags, PROFRUN_F_RATE_CLIPPED,
 				  __ATOMIC_RELAXED);
 	threads_arm_all(ival);
+	h->interval_ns = (uint32_t)mean;
 	return 0;
 }
 
