@@ -199,6 +199,9 @@ shim_rival(uint32_t flag, const char *note)
 	int saved = errno;
 
 	timer_stop();
+	/* SIGPROF is the program's now: the calling thread gets the mask it
+	 * asked for (masks.c) */
+	masks_apply_view(true);
 	mark_stopped(flag, note);
 	errno = saved;
 }

@@ -54,6 +54,15 @@ def bare(*args):
     return run([wl("percpu"), *args], timeout=240)
 
 
+def same_output(tmp, mode, seconds, want):
+    """MODE prints WANT and exits 0, bare (briefly) and under profrun."""
+    ref = bare(mode, "0.3")
+    expect(ref.returncode == 0 and ref.stdout == want, f"bare {mode}: {ref.stdout!r}")
+    out, cp = profrun(tmp, f"{mode}.prof", mode, f"{seconds:.3f}")
+    expect(cp.stdout == want, f"{mode} under profrun: {cp.stdout!r}")
+    return out
+
+
 def check_count(got, cpu, hz, what):
     """GOT samples for CPU seconds at HZ: within 5 sigma of CPU x HZ."""
     want = cpu * hz
@@ -181,11 +190,8 @@ def kernel_time_is_told_apart(tmp):
 
 @case
 def daemon_waits_never_see_our_signals(tmp):
-    want = "waiters: sigtimedwait took 0 signals, signalfd read 0\n"
-    ref = bare("waiters", "0.5")
-    expect(ref.returncode == 0 and ref.stdout == want, f"bare run: {ref.stdout!r}")
-    out, cp = profrun(tmp, "wait.prof", "waiters", f"{cpu_for(200):.3f}")
-    expect(cp.stdout == want, f"under profrun: {cp.stdout!r}")
+    out = same_output(tmp, "waiters", cpu_for(200),
+                      "waiters: sigtimedwait took 0 signals, signalfd read 0\n")
     rep = report_json(out)
     check_count(samples_of(rep, "waiter_worker"),
                 sum(t["cpu_seconds"] for t in threads_of(rep)), rate(),
@@ -194,11 +200,7 @@ def daemon_waits_never_see_our_signals(tmp):
 
 @case
 def tight_sigprof_block_unblock_loop_sees_its_own_mask(tmp):
-    want = "toggle: views right\n"
-    ref = bare("toggle", "0.3")
-    expect(ref.returncode == 0 and ref.stdout == want, f"bare run: {ref.stdout!r}")
-    out, cp = profrun(tmp, "toggle.prof", "toggle", f"{cpu_for(300):.3f}")
-    expect(cp.stdout == want, f"under profrun: {cp.stdout!r}")
+    out = same_output(tmp, "toggle", cpu_for(300), "toggle: views right\n")
     rep = report_json(out)
     check_count(rep["samples"]["total"], rep["cpu_seconds"], rate(),
                 "a thread that blocks SIGPROF half the time")
