@@ -79,10 +79,11 @@ report_markdown(const struct report *r, FILE *out)
 			" | %.3f | | *%zu more functions* | |\n",
 			report_percent(r, rest), rest, report_seconds(r, rest),
 			r->funcs.n - n);
-	if (r->outside > 0)
+	/* the functions include the libraries' unless --main-only */
+	if (r->outside > 0 && r->opts->main_only)
 		fprintf(out,
 			"| %.2f | %" PRIu64
-			" | %.3f | *outside the executable* | |\n",
+			" | %.3f | | *outside the executable* | |\n",
 			report_percent(r, r->outside), r->outside,
 			report_seconds(r, r->outside));
 	fflush(out);

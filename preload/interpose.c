@@ -36,7 +36,7 @@ static execve_fn real_execve, real_execvpe;
 static execv_fn real_execv, real_execvp;
 static fexecve_fn real_fexecve;
 static execveat_fn real_execveat;
-static signal_fn real_signal;
+static signal_fn real_signal, real_bsd_signal, real_ssignal, real_sigset;
 static monstartup_fn real___monstartup;
 static exit_fn real__exit, real__Exit;
 
@@ -56,6 +56,9 @@ interpose_resolve_all(void)
 	REAL(fexecve);
 	REAL(execveat);
 	REAL(signal);
+	REAL(bsd_signal);
+	REAL(ssignal);
+	REAL(sigset);
 	REAL(__monstartup);
 	REAL(_exit);
 	REAL(_Exit);
@@ -270,29 +273,90 @@ sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 	return 0;
 }
 
-/* Async-signal-safe as signal is. */
-EXPORT sighandler_t
-signal(int sig, sighandler_t handler)
+/* signal() and bsd_signal() for SIGPROF while we own it: SIG_DFL and
+ * SIG_IGN go into the program's view (BSD semantics, as glibc's
+ * signal()); a handler makes us step aside first.  REAL_FN is the next
+ * definition of the one called. */
+static sighandler_t
+bsd_signal_view(signal_fn real_fn, int sig, sighandler_t handler)
 {
 	struct sigaction view, act;
 
-	if (sig != SIGPROF || !shim_owns_profile())
-		return CALL_REAL(signal, SIG_ERR, sig, handler);
 	if (!is_default_or_ignore(handler)) {
 		shim_rival(PROFRUN_F_RIVAL_SIGNAL,
 			   "program installed its own SIGPROF handler");
-		return CALL_REAL(signal, SIG_ERR, sig, handler);
+		return real_fn ? real_fn(sig, handler) : SIG_ERR;
 	}
 	timer_get_program_action(&view);
 	memset(&act, 0, sizeof(act));
 	act.sa_handler = handler;
-	act.sa_flags = SA_RESTART; /* glibc's signal() has BSD semantics */
+	act.sa_flags = SA_RESTART;
 	sigaddset(&act.sa_mask, sig);
 	timer_set_program_action(&act);
 	return view.sa_handler;
 }
 
-/* True when IT would leave the timer disarmed.  Async-signal-safe. */
+/* Async-signal-safe as signal is. */
+EXPORT sighandler_t
+signal(int sig, sighandler_t handler)
+{
+	if (sig != SIGPROF || !shim_owns_profile())
+		return CALL_REAL(signal, SIG_ERR, sig, handler);
+	return bsd_signal_view(real_signal, sig, handler);
+}
+
+sighandler_t bsd_signal(int sig, sighandler_t handler); /* not in every header */
+
+/* Async-signal-safe as bsd_signal is. */
+EXPORT sighandler_t
+bsd_signal(int sig, sighandler_t handler)
+{
+	if (sig != SIGPROF || !shim_owns_profile())
+		return CALL_REAL(bsd_signal, SIG_ERR, sig, handler);
+	return bsd_signal_view(real_bsd_signal, sig, handler);
+}
+
+sighandler_t ssignal(int sig, sighandler_t handler); /* glibc: signal() */
+
+/* Async-signal-safe as ssignal is. */
+EXPORT sighandler_t
+ssignal(int sig, sighandler_t handler)
+{
+	if (sig != SIGPROF || !shim_owns_profile())
+		return CALL_REAL(ssignal, SIG_ERR, sig, handler);
+	return bsd_signal_view(real_ssignal, sig, handler);
+}
+
+/* System V's sigset(): SIG_HOLD blocks SIGPROF (in the program's view),
+ * anything else unblocks it and sets the action; the previous action is
+ * returned, SIG_HOLD when it was blocked.  Async-signal-safe as sigset
+ * is. */
+EXPORT sighandler_t
+sigset(int sig, sighandler_t disp)
+{
+	struct sigaction view, act;
+	bool held;
+
+	if (sig != SIGPROF || !shim_owns_profile())
+		return CALL_REAL(sigset, SIG_ERR, sig, disp);
+	if (disp != SIG_HOLD && !is_default_or_ignore(disp)) {
+		shim_rival(PROFRUN_F_RIVAL_SIGNAL,
+			   "program installed its own SIGPROF handler");
+		return CALL_REAL(sigset, SIG_ERR, sig, disp);
+	}
+	timer_get_program_action(&view);
+	held = masks_view_blocked();
+	masks_set_view_blocked(disp == SIG_HOLD);
+	if (disp != SIG_HOLD) {
+		memset(&act, 0, sizeof(act));
+		act.sa_handler = disp;
+		timer_set_program_action(&act);
+	}
+	return held ? SIG_HOLD : view.sa_handler;
+}
+
+/* True when IT would leave the timer disarmed (NULL disarms, as the
+ * kernel still accepts).  Async-signal-safe. */
 static bool
 is_disarm(const struct itimerval *it)
 {
@@ -300,33 +364,41 @@ is_disarm(const struct itimerval *it)
 	       (it->it_value.tv_sec == 0 && it->it_value.tv_usec == 0);
 }
 
-/* The program's view: ITIMER_PROF disarmed while we own it.
- * Async-signal-safe as getitimer is. */
+/* A timeval the kernel accepts in an itimerval. */
+static bool
+tv_valid(const struct timeval *tv)
+{
+	return tv->tv_sec >= 0 && tv->tv_usec >= 0 && tv->tv_usec < 1000000;
+}
+
+/* The program's view: ITIMER_PROF disarmed while we own it.  A bad
+ * pointer fails as the kernel fails it.  Async-signal-safe as getitimer
+ * is. */
 EXPORT int
 getitimer(__itimer_which_t which, struct itimerval *cur)
 {
-	if (which != ITIMER_PROF || !shim_owns_profile())
+	if (which != ITIMER_PROF || !shim_owns_profile() || cur == NULL)
 		return CALL_REAL(getitimer, -1, which, cur);
 	memset(cur, 0, sizeof(*cur));
 	return 0;
 }
 
-/* Async-signal-safe as setitimer is. */
+/* Exactly the kernel's checks first: an invalid interval fails with
+ * EINVAL and changes nothing.  Async-signal-safe as setitimer is. */
 EXPORT int
 setitimer(__itimer_which_t which, const struct itimerval *it,
 	  struct itimerval *old)
 {
 	if (which != ITIMER_PROF || !shim_owns_profile())
 		return CALL_REAL(setitimer, -1, which, it, old);
-	if (!is_disarm(it) && it->it_value.tv_usec >= 0 &&
-	    it->it_value.tv_usec < 1000000 && it->it_interval.tv_usec >= 0 &&
-	    it->it_interval.tv_usec < 1000000) {
-		shim_rival(PROFRUN_F_RIVAL_TIMER, "program armed ITIMER_PROF");
-		return CALL_REAL(setitimer, -1, which, it, old);
-	}
-	if (!is_disarm(it)) {
+	if (it != NULL && (!tv_valid(&it->it_value) ||
+			   !tv_valid(&it->it_interval))) {
 		errno = EINVAL;
 		return -1;
+	}
+	if (!is_disarm(it)) {
+		shim_rival(PROFRUN_F_RIVAL_TIMER, "program armed ITIMER_PROF");
+		return CALL_REAL(setitimer, -1, which, it, old);
 	}
 	if (old != NULL)
 		memset(old, 0, sizeof(*old));

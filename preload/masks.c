@@ -93,6 +93,20 @@ masks_apply_view(bool block)
 	real_pthread_sigmask(block ? SIG_BLOCK : SIG_UNBLOCK, &prof, NULL);
 }
 
+/* Async-signal-safe. */
+bool
+masks_view_blocked(void)
+{
+	return t_prof_blocked;
+}
+
+/* Async-signal-safe. */
+void
+masks_set_view_blocked(bool blocked)
+{
+	t_prof_blocked = blocked;
+}
+
 /* Key destructor: the thread is ending.  Not async-signal-safe (it runs
  * at thread exit, where that does not matter). */
 static void

@@ -75,6 +75,35 @@ shim_resolve(const char *name, void **slot)
 	return p;
 }
 
+/* What fd 2 was when the shim started: messages go there or nowhere (a
+ * daemon that closed stderr may have opened its data file on fd 2). */
+static struct {
+	bool known;
+	dev_t dev;
+	ino_t ino;
+} err_fd;
+
+/* Note what fd 2 is now.  Async-signal-safe. */
+static void
+remember_stderr(void)
+{
+	struct stat st;
+
+	err_fd.known = fstat(STDERR_FILENO, &st) == 0;
+	err_fd.dev = st.st_dev;
+	err_fd.ino = st.st_ino;
+}
+
+/* True while fd 2 is still the file it was at start.  Async-signal-safe. */
+static bool
+stderr_unchanged(void)
+{
+	struct stat st;
+
+	return err_fd.known && fstat(STDERR_FILENO, &st) == 0 &&
+	       st.st_dev == err_fd.dev && st.st_ino == err_fd.ino;
+}
+
 /* Async-signal-safe. */
 void
 shim_warn(const char *msg)
@@ -83,7 +112,7 @@ shim_warn(const char *msg)
 	size_t len = strlen(msg);
 	int saved = errno;
 
-	if (cfg.quiet)
+	if (cfg.quiet || !stderr_unchanged())
 		return;
 	if (len > sizeof(buf) - 11)
 		len = sizeof(buf) - 11;
@@ -250,6 +279,10 @@ profile_open(pid_t pid, pid_t ppid, const struct profrun_header *from)
 		      g.vdso_size);
 	r = writer_create_member(dfd, pid, g.layout.file_size, &base, NULL);
 	close(dfd);
+	if (r == -EFBIG) {
+		shim_warn("cannot create a profile: it would exceed the file size limit (ulimit -f); running unprofiled");
+		return r;
+	}
 	if (r < 0) {
 		warn_err("cannot create a profile in", g.dir, -r);
 		return r;
@@ -264,6 +297,12 @@ profile_open(pid_t pid, pid_t ppid, const struct profrun_header *from)
 	threads_attach(g.hdr);
 	threads_register_self(true);
 	r = timer_start(&g.col, cfg.freq);
+	if (r == -EBUSY) {
+		/* a rival came first: stay out of its way, say why */
+		mark_stopped(PROFRUN_F_RIVAL_SIGNAL,
+			     "SIGPROF or ITIMER_PROF was already in use when profrun started (another profiler in the program or preloaded before it)");
+		return r;
+	}
 	if (r < 0) {
 		warn_err("cannot start profil()", NULL, -r);
 		mark_stopped(0, "profil() could not be started");
@@ -444,6 +483,7 @@ startup(void)
 
 	if (getauxval(AT_SECURE))
 		return;
+	remember_stderr();
 	read_settings();
 	resolve_all();
 	r = target_find(&g.tgt);

@@ -335,4 +335,9 @@ void masks_init(void);
  * again.  Async-signal-safe. */
 void masks_apply_view(bool block);
 
+/* The calling thread's view: does the program block SIGPROF there?  And
+ * set it (sigset's SIG_HOLD).  Async-signal-safe. */
+bool masks_view_blocked(void);
+void masks_set_view_blocked(bool blocked);
+
 #endif /* PROFRUN_SHIM_H */

@@ -195,6 +195,17 @@ arm_profil(const struct collect *c)
 	return 0;
 }
 
+/* True when SIGPROF has a handler or ITIMER_PROF is armed: someone set
+ * them up before us.  Async-signal-safe. */
+static bool
+in_use(const struct sigaction *act, const struct itimerval *it)
+{
+	bool handler = (act->sa_flags & SA_SIGINFO) ||
+		       (act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN);
+
+	return handler || it->it_value.tv_sec != 0 || it->it_value.tv_usec != 0;
+}
+
 /* Async-signal-safe. */
 int
 timer_start(const struct collect *c, uint32_t freq)
@@ -207,8 +218,13 @@ timer_start(const struct collect *c, uint32_t freq)
 	    REAL(pthread_sigmask) == NULL)
 		return -ENOSYS;
 	if (!have_program_act) {
-		if (REAL(sigaction)(SIGPROF, NULL, &program_act) < 0)
+		struct itimerval it;
+
+		if (REAL(sigaction)(SIGPROF, NULL, &program_act) < 0 ||
+		    REAL(getitimer)(ITIMER_PROF, &it) < 0)
 			return -errno;
+		if (in_use(&program_act, &it))
+			return -EBUSY;
 		have_program_act = true;
 	}
 	active = *c;

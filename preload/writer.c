@@ -169,18 +169,46 @@ member_name(char *buf, pid_t pid, unsigned n)
 	memcpy(buf + len, ".prof", 6);
 }
 
-/* Give FD its SIZE bytes, with blocks reserved where the filesystem can so
- * that a full disk fails here rather than as SIGBUS in the program later.
- * Async-signal-safe. */
+/* Write zeros over [0, SIZE) of FD: the blocks of a file system without
+ * fallocate.  Async-signal-safe. */
+static int
+write_zeros(int fd, uint64_t size)
+{
+	static const char zeros[65536];
+	uint64_t off = 0;
+
+	while (off < size) {
+		size_t n = size - off < sizeof(zeros) ? (size_t)(size - off)
+						      : sizeof(zeros);
+		ssize_t w = pwrite(fd, zeros, n, (off_t)off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -ENOSPC;
+		off += (uint64_t)w;
+	}
+	return 0;
+}
+
+/* Give FD its SIZE bytes, every block of them allocated, so that a full
+ * disk fails here and never as SIGBUS on a store into the mapping later:
+ * fallocate where the file system has it, else written zeros.  A size the
+ * process's RLIMIT_FSIZE does not allow is refused before any write (which
+ * would raise SIGXFSZ).  Async-signal-safe. */
 static int
 size_member(int fd, uint64_t size)
 {
-	if (ftruncate(fd, (off_t)size) < 0)
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    size > rl.rlim_cur)
+		return -EFBIG;
+	if (fallocate(fd, 0, 0, (off_t)size) == 0)
+		return 0;
+	if (errno != EOPNOTSUPP && errno != ENOSYS)
 		return -errno;
-	if (fallocate(fd, 0, 0, (off_t)size) < 0 && errno != EOPNOTSUPP &&
-	    errno != ENOSYS)
-		return -errno;
-	return 0;
+	return write_zeros(fd, size);
 }
 
 /* Async-signal-safe. */

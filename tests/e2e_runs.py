@@ -145,7 +145,9 @@ def many_forks_all_succeed(tmp):
     text = run([PROFRUN, "report", out]).stdout
     expect(len(text.splitlines()) < 20,
            f"200 sample-less children clutter the report:\n{text[:800]}")
-    expect("200 without samples" in text, f"run line does not count them:\n{text[:400]}")
+    idle = sum(1 for p in procs if p["samples"] == 0)
+    expect(idle == 0 or f"{idle} without samples" in text,
+           f"run line does not count the {idle} without samples:\n{text[:400]}")
 
 
 @case
