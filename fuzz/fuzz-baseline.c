@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/diff.h"
+#include "diff.h"
 #include "fuzz.h"
 
 static const char *const formats[] = {"text", "markdown", "json", "text"};

@@ -21,9 +21,9 @@
 
 #include <unistd.h>
 
-#include "cli/merge-outside.h"
-#include "cli/outside.h"
-#include "cli/report.h"
+#include "merge-outside.h"
+#include "outside.h"
+#include "formats.h"
 #include "fuzz.h"
 
 #define MAX_MEMBERS 8

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/plt.h"
+#include "plt.h"
 #include "fuzz.h"
 
 static void

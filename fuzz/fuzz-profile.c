@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "cli/profile.h"
+#include "profile.h"
 #include "fuzz.h"
 
 static void

@@ -5,7 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report.h"
+#include "formats.h"
+#include "text.h"
 
 #define NAME_WIDTH_MAX 40
 

@@ -7,7 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "report.h"
+#include "formats.h"
 #include "utf8.h"
 
 static json_object *

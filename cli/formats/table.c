@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "export.h"
-#include "utf8.h"
+#include "cli.h"
+#include "formats.h"
 
 static const struct report_format formats[] = {
 	{"text", report_text, false}, {"json", report_json, false},
@@ -32,47 +32,6 @@ const char *
 report_format_names(void)
 {
 	return "text|json|csv|markdown|gmon|pprof";
-}
-
-void
-cli_printable(char *s, size_t len, bool keep_newlines)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		bool eol = c == '\n' ||
-			   (c == '\r' && i + 1 < len && s[i + 1] == '\n');
-
-		if ((c < 0x20 && c != '\t' && !(eol && keep_newlines)) ||
-		    c == 0x7f)
-			s[i] = '?';
-	}
-}
-
-int
-cli_write_rendered(int (*render)(const void *arg, FILE *mem), const void *arg,
-		   FILE *out)
-{
-	char *text = NULL, *valid = NULL;
-	size_t len = 0, n = 0;
-	FILE *mem = open_memstream(&text, &len);
-	int ret;
-
-	if (!mem)
-		return -1;
-	ret = render(arg, mem);
-	if (fclose(mem) != 0)
-		ret = -1;
-	if (ret == 0) {
-		cli_printable(text, len, true);
-		valid = utf8_valid(text, len, &n);
-		if (!valid || fwrite(valid, 1, n, out) != n || fflush(out) != 0)
-			ret = -1;
-	}
-	free(valid);
-	free(text);
-	return ret;
 }
 
 struct rendering {

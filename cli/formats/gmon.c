@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export.h"
+#include "formats.h"
 #include "image.h"
 
 #define GMON_BIN_MAX 65535u

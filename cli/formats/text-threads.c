@@ -3,7 +3,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "report.h"
+#include "text.h"
 
 static void
 print_thread(FILE *out, const struct profile_thread *t, uint64_t total)

@@ -3,11 +3,33 @@
 #ifndef PROFRUN_CLI_REPORT_H
 #define PROFRUN_CLI_REPORT_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "cli.h"
 #include "profile.h"
 #include "symbolize.h"
+
+/* What a report shows, and how (`report`'s options, and the report
+ * printed after a run). */
+struct report_opts {
+	const char *format; /* "text" (default), "json", "csv", ... */
+	int top;	    /* at most this many functions; 0 = all */
+	bool force;	    /* report even when the binary's build-id changed */
+	bool by_process;    /* one section per process */
+	long pid;	    /* only this process; 0 = all */
+	bool by_thread;	    /* a table of each process's threads */
+	long tid;	    /* only the process of this thread; 0 = all */
+	bool lines;	    /* also the profile by source line */
+	bool inlines;	    /* split functions among their inlined callees */
+	bool lines_by_caller;	 /* keep lines of different callers apart */
+	bool no_demangle;	 /* raw symbol names */
+	const char **debug_dirs; /* --debug-dir, in order */
+	size_t ndebug_dirs;
+	bool main_only;	    /* only the main executables, as profil sees */
+	const char *module; /* only this module's entries; NULL = all */
+};
 
 /* One process of the report. */
 struct proc {
@@ -83,11 +105,5 @@ const char *report_stop_reason(const struct profile *p, char *buf, size_t len);
  * why profiling stopped early, lost counts); calls FN once per line. */
 void report_problems(const struct profile *p, bool with_state,
 		     void (*fn)(void *ctx, const char *line), void *ctx);
-
-int report_text(const struct report *r, FILE *out);
-
-/* With --by-thread: each process's threads (report-threads.c). */
-void report_text_threads(const struct report *r, FILE *out);
-int report_json(const struct report *r, FILE *out);
 
 #endif /* PROFRUN_CLI_REPORT_H */

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "diff.h"
-#include "export.h"
+#include "formats.h"
 #include "utf8.h"
 
 static size_t

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "annotate.h"
+#include "cmds.h"
 #include "options.h"
 
 static const char annotate_usage[] =

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "export.h"
+#include "formats.h"
 
 static void
 csv_field(FILE *out, const char *s)

@@ -1,12 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* Report formats beyond text and JSON: tables and other tools' files. */
-#ifndef PROFRUN_CLI_EXPORT_H
-#define PROFRUN_CLI_EXPORT_H
+#ifndef PROFRUN_CLI_FORMATS_H
+#define PROFRUN_CLI_FORMATS_H
 
 #include <stdbool.h>
 #include <stdio.h>
 
 #include "report.h"
+
+/* The flat profile for a terminal. */
+int report_text(const struct report *r, FILE *out);
+
+/* JSON, schema profrun-report/1. */
+int report_json(const struct report *r, FILE *out);
 
 /* CSV (RFC 4180: CRLF, header row, quoting): one row per function. */
 int report_csv(const struct report *r, FILE *out);
@@ -40,4 +46,4 @@ int report_write(const struct report *r, const char *format, FILE *out);
  * replaced), written to OUT. */
 void markdown_cell(FILE *out, const char *s);
 
-#endif /* PROFRUN_CLI_EXPORT_H */
+#endif /* PROFRUN_CLI_FORMATS_H */

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "export.h"
+#include "cmds.h"
+#include "formats.h"
 #include "options.h"
 #include "report.h"
 

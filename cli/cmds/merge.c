@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cmds.h"
 #include "merge.h"
 
 static const char merge_usage[] =

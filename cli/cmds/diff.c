@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cmds.h"
 #include "diff.h"
 
 static const char diff_usage[] =

@@ -24,7 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "export.h"
+#include "formats.h"
 #include "image.h"
 #include "outside.h"
 #include "pprof-encode.h"

@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cmds.h"
 #include "options.h"
 #include "program.h"
 

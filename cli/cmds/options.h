@@ -6,6 +6,7 @@
 #include <getopt.h>
 
 #include "cli.h"
+#include "report.h"
 
 /* getopt_long values of the shared options; subcommands number their own
  * from OPT_OWN on. */

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "export.h"
+#include "formats.h"
 
 void
 markdown_cell(FILE *out, const char *s)
