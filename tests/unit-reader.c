@@ -14,7 +14,7 @@
 
 #include "cli.h"
 #include "outside.h"
-#include "profile.h"
+#include "run.h"
 
 /* Geometry of the minimal valid member built by make_valid(). */
 #define NBUCKETS     8

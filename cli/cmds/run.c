@@ -4,7 +4,6 @@
 #define _GNU_SOURCE
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -24,6 +23,7 @@
 #include "cmds.h"
 #include "options.h"
 #include "program.h"
+#include "run.h"
 
 #define FREQ_MAX 100000L
 
@@ -204,49 +204,6 @@ find_shim(char *out, size_t outsz)
 
 /* ---------------------------------------------------------- output path */
 
-static bool
-is_member_name(const char *name)
-{
-	size_t len = strlen(name);
-
-	return len > 5 && strcmp(name + len - 5, ".prof") == 0 &&
-	       strspn(name, "0123456789-") == len - 5;
-}
-
-/* Empty an earlier run directory, refusing anything that is not one. */
-static int
-clear_run_dir(const char *path)
-{
-	DIR *d = opendir(path);
-	struct dirent *e;
-	int ret = 0;
-
-	if (!d) {
-		cli_error("%s: %s", path, strerror(errno));
-		return -1;
-	}
-	while ((e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		if (!is_member_name(e->d_name) ||
-		    (e->d_type != DT_REG && e->d_type != DT_UNKNOWN)) {
-			cli_error(
-				"%s: exists and is not a profrun profile (holds '%s'); choose another path with -o",
-				path, e->d_name);
-			ret = -1;
-			break;
-		}
-		if (unlinkat(dirfd(d), e->d_name, 0) != 0) {
-			cli_error("%s/%s: cannot remove: %s", path, e->d_name,
-				  strerror(errno));
-			ret = -1;
-			break;
-		}
-	}
-	closedir(d);
-	return ret;
-}
-
 /* OUTPUT (not a symbolic link) and its resolved path ABS are still one
  * directory: nobody swapped a link in while it was being prepared, which
  * would send the shim's writes elsewhere. */
@@ -285,7 +242,8 @@ prepare_output(const char *output, char *abs, size_t abssz)
 				output);
 			return -1;
 		}
-		if (clear_run_dir(output) != 0)
+		/* an earlier run's profile is replaced, nothing else */
+		if (run_dir_empty(output, false, "choose another path with -o"))
 			return -1;
 	} else if (errno != ENOENT || mkdir(output, 0755) != 0) {
 		cli_error("%s: cannot create: %s", output, strerror(errno));

@@ -6,76 +6,20 @@
  * files), never an ordinary file or a directory of other things.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "member-write.h"
 #include "merge-out.h"
 #include "merge-outside.h"
+#include "run.h"
 
-/* "<digits>.prof" or "<digits>-<digits>.prof" */
-static bool
-is_member_name(const char *s)
-{
-	size_t d = strspn(s, "0123456789");
-
-	if (d == 0)
-		return false;
-	s += d;
-	if (*s == '-') {
-		d = strspn(++s, "0123456789");
-		if (d == 0)
-			return false;
-		s += d;
-	}
-	return strcmp(s, ".prof") == 0;
-}
-
-/* Remove the run directory PATH (member files only).  Returns 0, 1 when
- * PATH does not exist, or -1 after printing an error. */
-static int
-remove_run(const char *path, bool dry)
-{
-	struct dirent *de;
-	DIR *dir = opendir(path);
-	int ret = 0;
-
-	if (!dir && errno == ENOENT)
-		return 1;
-	if (!dir) {
-		cli_error("merge: %s: %s", path,
-			  errno == ENOTDIR ? "exists and is not a run directory"
-					   : strerror(errno));
-		return -1;
-	}
-	while (ret == 0 && (de = readdir(dir)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
-		if (!is_member_name(de->d_name)) {
-			cli_error(
-				"merge: %s: holds %s, not a run directory; refusing to replace it",
-				path, de->d_name);
-			ret = -1;
-		} else if (!dry && unlinkat(dirfd(dir), de->d_name, 0) < 0) {
-			cli_error("merge: %s/%s: %s", path, de->d_name,
-				  strerror(errno));
-			ret = -1;
-		}
-	}
-	closedir(dir);
-	if (ret == 0 && !dry && rmdir(path) < 0) {
-		cli_error("merge: %s: %s", path, strerror(errno));
-		ret = -1;
-	}
-	return ret;
-}
+/* What the user may do when OUT is not a run directory. */
+#define REPLACE_HINT "refusing to replace it"
 
 /* Combine the header of P into H (P is not the first). */
 static void
@@ -120,24 +64,6 @@ image_header(struct member *mb, const struct image *im,
 	}
 }
 
-/* A free member name in DIR for PID. */
-static char *
-member_path(const char *dir, int32_t pid)
-{
-	char *path;
-	unsigned seq;
-
-	for (seq = 0;; seq++) {
-		if ((seq == 0 ? asprintf(&path, "%s/%d.prof", dir, (int)pid)
-			      : asprintf(&path, "%s/%d-%u.prof", dir, (int)pid,
-					 seq)) < 0)
-			return NULL;
-		if (access(path, F_OK) != 0)
-			return path;
-		free(path);
-	}
-}
-
 /* The PC tables of the members of IM's binary in P (of every one in P,
  * counting their own binary's PCs as unknown, when FOREIGN), into MO. */
 static int
@@ -165,7 +91,7 @@ write_image(const char *dir, const struct image *im,
 			    .n = im->n};
 	struct merge_outside mo = {0};
 	struct member_outside outside;
-	char *path = member_path(dir, im->ref->hdr.pid);
+	char *path = run_member_path(dir, (uint32_t)im->ref->hdr.pid);
 	bool is_ref = profile_same_binary(im->ref, ref);
 	int ret = -1;
 
@@ -216,7 +142,7 @@ merge_out_write(const char *out, const struct image_set *images,
 {
 	char *tmp;
 	size_t i;
-	int ret = remove_run(out, true);
+	int ret = run_dir_check(out, REPLACE_HINT);
 
 	if (ret < 0 || !(tmp = make_temp_dir(out)))
 		return -1;
@@ -224,14 +150,14 @@ merge_out_write(const char *out, const struct image_set *images,
 	for (i = 0; ret == 0 && i < images->n; i++)
 		ret = write_image(tmp, &images->v[i], same, nsame, foreign,
 				  nforeign, ref);
-	if (ret == 0 && remove_run(out, false) < 0)
+	if (ret == 0 && run_dir_empty(out, true, REPLACE_HINT) < 0)
 		ret = -1;
 	if (ret == 0 && rename(tmp, out) < 0) {
 		cli_error("merge: %s: %s", out, strerror(errno));
 		ret = -1;
 	}
 	if (ret)
-		remove_run(tmp, false);
+		run_dir_empty(tmp, true, REPLACE_HINT);
 	free(tmp);
 	return ret;
 }

@@ -29,6 +29,7 @@
 #include "member-write.h"
 #include "merge.h"
 #include "merge-out.h"
+#include "run.h"
 #include "symbolize.h"
 
 struct merge {

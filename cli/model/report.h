@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "cli.h"
-#include "profile.h"
+#include "run.h"
 #include "symbolize.h"
 
 /* What a report shows, and how (`report`'s options, and the report

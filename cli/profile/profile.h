@@ -85,15 +85,6 @@ struct profile {
 	uint64_t thread_samples; /* their samples */
 };
 
-/* A run: the members that could be read. */
-struct run {
-	char *path;
-	bool is_dir;
-	struct profile *members; /* in run order: start time, pid, seq */
-	size_t n;
-	size_t skipped; /* damaged members left out (each was warned about) */
-};
-
 /* Parse a complete member image BUF of SIZE bytes into OUT.  Returns 0, or
  * -1 with a reason (without the file name) in ERR. */
 int profile_parse(const void *buf, size_t size, struct profile *out, char *err,
@@ -122,7 +113,7 @@ size_t profile_outside_regions(const struct profrun_header *h,
 			       struct region *r);
 
 /* The region of the thread records, like profile_outside_regions: fills
- * R and returns 1, or 0 when the file has none.  (profile-threads.c) */
+ * R and returns 1, or 0 when the file has none.  (member-threads.c) */
 size_t profile_thread_regions(const struct profrun_header *h, struct region *r);
 
 /* Read the thread records of the validated member image BUF into P.
@@ -138,17 +129,6 @@ double profile_unsampled_seconds(const struct profile *p);
 /* The record of thread TID in P, or NULL. */
 const struct profile_thread *profile_thread_find(const struct profile *p,
 						 long tid);
-
-/* Load PATH, a run directory or a single member file.  Damaged members of
- * a directory are warned about and skipped.  Returns 0, or -1 after
- * printing one error line. */
-int run_load(const char *path, struct run *run);
-
-void run_fini(struct run *run);
-
-/* Load the N profiles PATHS as one run: their members side by side, in
- * the order given.  Returns 0, or -1 after printing one error line. */
-int run_load_many(char *const *paths, size_t n, struct run *run);
 
 /* The process ended cleanly (exit or exec), so its CPU time is known. */
 bool profile_complete(const struct profile *p);
