@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hex.h"
 #include "profile.h"
 
 #define MAX_PC_SLOTS	 (1u << 20)
@@ -138,7 +139,6 @@ read_module(const uint8_t *buf, struct profile *p, uint32_t i, char *err,
 	const struct profrun_header *h = &p->hdr;
 	struct profile_module *m = &p->modules[p->nmodules];
 	struct profrun_module rec;
-	uint32_t k;
 
 	memcpy(&rec, buf + h->modules_off + (uint64_t)i * sizeof(rec),
 	       sizeof(rec));
@@ -148,9 +148,7 @@ read_module(const uint8_t *buf, struct profile *p, uint32_t i, char *err,
 		return profile_fail(err, errlen, "module record %u is bad", i);
 	if (module_path(buf, h, i, rec.path_off, &m->path, err, errlen))
 		return -1;
-	for (k = 0; k < rec.build_id_len; k++)
-		sprintf(m->build_id + 2 * k, "%02x", rec.build_id[k]);
-	m->build_id[2 * k] = '\0';
+	hex_format(m->build_id, rec.build_id, rec.build_id_len);
 	m->start = rec.start;
 	m->end = rec.end;
 	m->bias = rec.load_bias;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "hex.h"
 #include "member-write.h"
 
 #define ALIGN(x, a) (((x) + (a)-1) & ~((uint64_t)(a)-1))
@@ -159,18 +160,6 @@ fill_pcs(uint8_t *buf, struct profrun_header *h, const struct member_outside *o)
 }
 
 static void
-hex_bytes(const char *hex, struct profrun_module *rec)
-{
-	unsigned v;
-
-	while (rec->build_id_len < PROFRUN_BUILD_ID_MAX && hex[0] && hex[1] &&
-	       sscanf(hex, "%2x", &v) == 1) {
-		rec->build_id[rec->build_id_len++] = (uint8_t)v;
-		hex += 2;
-	}
-}
-
-static void
 fill_modules(uint8_t *buf, const struct profrun_header *h,
 	     const struct member_outside *o)
 {
@@ -187,7 +176,8 @@ fill_modules(uint8_t *buf, const struct profrun_header *h,
 					      .path_off = (uint32_t)str,
 					      .kind = m->kind,
 					      .gen_loaded = 1};
-		hex_bytes(m->build_id, &rec);
+		rec.build_id_len = (uint32_t)hex_parse(
+			m->build_id, rec.build_id, PROFRUN_BUILD_ID_MAX);
 		memcpy(buf + h->modules_off + i * sizeof(rec), &rec,
 		       sizeof(rec));
 		strcpy((char *)buf + str, m->path);

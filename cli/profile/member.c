@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "hex.h"
 #include "profile.h"
 
 int
@@ -188,15 +189,12 @@ static int
 read_strings(const uint8_t *buf, struct profile *p, char *err, size_t errlen)
 {
 	const struct profrun_header *h = &p->hdr;
-	uint32_t i;
 
 	if (h->build_id_len > PROFRUN_BUILD_ID_MAX)
 		return profile_fail(err, errlen,
 				    "build-id length %u exceeds %u",
 				    h->build_id_len, PROFRUN_BUILD_ID_MAX);
-	for (i = 0; i < h->build_id_len; i++)
-		sprintf(p->build_id + 2 * i, "%02x", h->build_id[i]);
-	p->build_id[2 * i] = '\0';
+	hex_format(p->build_id, h->build_id, h->build_id_len);
 	if (get_string(buf, h, h->exe_off, "executable", &p->exe, err, errlen))
 		return -1;
 	if (h->note_off == 0)

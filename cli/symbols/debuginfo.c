@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "debuginfo.h"
+#include "hex.h"
 
 #define STANDARD_PATH ":.debug:/usr/lib/debug"
 
@@ -45,17 +46,6 @@ debuginfo_set_dirs(const char *const *dirs, size_t n)
 	return 0;
 }
 
-static char *
-hex(const unsigned char *bits, int len)
-{
-	char *s = malloc((size_t)len * 2 + 1);
-	int i;
-
-	for (i = 0; s && i < len; i++)
-		sprintf(s + 2 * i, "%02x", bits[i]);
-	return s;
-}
-
 /* Does the file open on FD carry build-id WANT?  A mismatch is warned
  * about once per file. */
 static bool
@@ -68,8 +58,8 @@ same_build(int fd, const char *path, const unsigned char *want, int wlen)
 	char *have, *need;
 
 	if (!same) {
-		have = len > 0 ? hex(bits, (int)len) : strdup("none");
-		need = hex(want, wlen);
+		have = len > 0 ? hex_dup(bits, (size_t)len) : strdup("none");
+		need = hex_dup(want, (size_t)wlen);
 		cli_warn(
 			"%s: debug file of another build (build-id %s, the binary's is %s); ignored",
 			path, have ? have : "?", need ? need : "?");

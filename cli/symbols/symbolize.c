@@ -27,6 +27,7 @@
 #include "cli.h"
 #include "debuginfo.h"
 #include "demangle.h"
+#include "hex.h"
 #include "plt.h"
 #include "source.h"
 #include "symbolize.h"
@@ -299,15 +300,9 @@ hex_build_id(Dwfl_Module *mod)
 {
 	const unsigned char *bits;
 	GElf_Addr vaddr;
-	int i, len = dwfl_module_build_id(mod, &bits, &vaddr);
-	char *s;
+	int len = dwfl_module_build_id(mod, &bits, &vaddr);
 
-	if (len <= 0)
-		return strdup("none");
-	s = malloc((size_t)len * 2 + 1);
-	for (i = 0; s && i < len; i++)
-		sprintf(s + 2 * i, "%02x", bits[i]);
-	return s;
+	return len > 0 ? hex_dup(bits, (size_t)len) : strdup("none");
 }
 
 /* Compare the binary's build-id with the recorded one.  Returns -1 when
