@@ -23,10 +23,22 @@ int
 main(void)
 {
 	static const char *const not_members[] = {
-		"",	       ".prof",	     "-1.prof",	      "1-.prof",
-		"1-2-3.prof",  "1.prof.tmp", "1.pro",	      "a1.prof",
-		"1a.prof",     "1--2.prof",  "+1.prof",	      "1 .prof",
-		"1.PROF",      "run.prof",   "1.prof/",	      "-.prof",
+		"",
+		".prof",
+		"-1.prof",
+		"1-.prof",
+		"1-2-3.prof",
+		"1.prof.tmp",
+		"1.pro",
+		"a1.prof",
+		"1a.prof",
+		"1--2.prof",
+		"+1.prof",
+		"1 .prof",
+		"1.PROF",
+		"run.prof",
+		"1.prof/",
+		"-.prof",
 		"18446744073709551616.prof", /* 2^64 */
 	};
 	uint64_t seq = 7;

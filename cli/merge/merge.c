@@ -11,7 +11,8 @@
  *
  * With --force, an input whose main binary is another build is mapped
  * onto the reference binary by function name: each of its functions'
- * samples go to the entry of the same-named function; samples in
+ * samples go to the entry of the same-named function (both named by the
+ * symbol table the report uses, symbols/symtab.c); samples in
  * functions the reference lacks are counted as outside its code (as
  * unknown when the merged file has a PC table).  Their
  * samples in libraries are kept like any input's; those in their own
@@ -24,7 +25,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "elf-funcs.h"
 #include "image.h"
 #include "member-write.h"
 #include "merge.h"
@@ -128,7 +128,7 @@ ref_image(struct merge *m)
 
 static int
 add_by_name(struct image *im, const struct func_list *funcs,
-	    const struct elf_funcs *names)
+	    struct symbolizer *sz, const struct profile *ref)
 {
 	struct profile_sample *t;
 	uint64_t addr;
@@ -136,10 +136,11 @@ add_by_name(struct image *im, const struct func_list *funcs,
 
 	t = realloc(im->samples, (im->n + funcs->n + 1) * sizeof(*t));
 	if (!t)
-		return -1;
+		return oom(ref->exe);
 	im->samples = t;
 	for (i = 0; i < funcs->n; i++) {
-		addr = elf_funcs_find(names, funcs->v[i].symbol);
+		if (symbolize_entry(sz, ref, funcs->v[i].symbol, &addr))
+			return -1;
 		if (addr == 0) {
 			im->outside += funcs->v[i].samples;
 			im->unnamed += funcs->v[i].samples;
@@ -163,24 +164,20 @@ merge_foreign(struct merge *m)
 	struct sym_opts so = {.force = true};
 	struct symbolizer *sz = symbolizer_new(&so);
 	struct func_list funcs = {0};
-	struct elf_funcs names;
 	size_t i;
-	int ret = -1;
+	int ret = 0;
 
-	if (im && sz &&
-	    elf_funcs_load(&names, m->ref->exe, m->ref->hdr.text_start,
-			   m->ref->hdr.text_end) == 0) {
-		ret = 0;
-		for (i = 0; ret == 0 && i < m->nforeign; i++) {
-			ret = symbolize(sz, m->foreign[i],
-					m->foreign[i]->samples,
-					m->foreign[i]->nsamples, &funcs, NULL);
-			im->outside += m->foreign[i]->outside;
-		}
-		if (ret == 0 && add_by_name(im, &funcs, &names))
-			ret = oom(m->runs[0].path);
-		elf_funcs_fini(&names);
+	if (!im || !sz) {
+		symbolizer_free(sz);
+		return oom(m->runs[0].path);
 	}
+	for (i = 0; ret == 0 && i < m->nforeign; i++) {
+		ret = symbolize(sz, m->foreign[i], m->foreign[i]->samples,
+				m->foreign[i]->nsamples, &funcs, NULL);
+		im->outside += m->foreign[i]->outside;
+	}
+	if (ret == 0)
+		ret = add_by_name(im, &funcs, sz, m->ref);
 	func_list_fini(&funcs);
 	symbolizer_free(sz);
 	return ret;

@@ -64,6 +64,14 @@ int symbolize_object(struct symbolizer *sz, const struct sym_object *o,
 int symbolize_source(struct symbolizer *sz, const struct profile *p,
 		     uint64_t addr, char **file, int *line);
 
+/* The link-time entry of the function NAME (raw, as an entry's symbol) in
+ * P's executable, by the table symbolize() names functions with, among
+ * the functions whose entry lies in P's histogram: the lowest when several
+ * do, 0 when none.  Returns 0, or -1 after printing an error (the
+ * executable cannot be read, or out of memory). */
+int symbolize_entry(struct symbolizer *sz, const struct profile *p,
+		    const char *name, uint64_t *entry);
+
 /* Short name of an executable path, for display. */
 const char *module_display(const char *exe);
 
