@@ -13,7 +13,8 @@
 #include "options.h"
 #include "report.h"
 
-static const char report_usage[] =
+/* The help, around the list of formats (formats/table.c). */
+static const char report_usage_head[] =
 	"Usage: profrun report [OPTIONS] PROFILE...\n"
 	"\n"
 	"Print the flat profile of PROFILE, a run directory (one <pid>.prof\n"
@@ -21,13 +22,8 @@ static const char report_usage[] =
 	"added up as one.\n"
 	"\n"
 	"Options:\n"
-	"  --format FMT        output format (default: text):\n"
-	"                        text      the flat profile for a terminal\n"
-	"                        json      schema profrun-report/1\n"
-	"                        csv       one row per function (RFC 4180)\n"
-	"                        markdown  a GitHub-flavoured table\n"
-	"                        gmon      gmon.out for 'gprof -p BINARY FILE'\n"
-	"                        pprof     gzipped profile.proto for pprof\n"
+	"  --format FMT        output format (default: text):\n";
+static const char report_usage_tail[] =
 	"  -o, --output FILE   write to FILE instead of stdout\n"
 	"  --top N             show only the N hottest functions (and lines)\n"
 	"  --lines             also the profile by source line (file:line),\n"
@@ -92,6 +88,18 @@ static const struct option report_options[] = {
 	{NULL, 0, NULL, 0},
 };
 
+static void
+print_usage(void)
+{
+	const struct report_format *f;
+	size_t i;
+
+	fputs(report_usage_head, stdout);
+	for (i = 0; (f = report_format_at(i)) != NULL; i++)
+		printf("                        %-9s %s\n", f->name, f->what);
+	fputs(report_usage_tail, stdout);
+}
+
 /* Returns -1 to go on, or the exit status. */
 static int
 parse_option(int c, struct report_opts *opts)
@@ -143,7 +151,7 @@ parse_option(int c, struct report_opts *opts)
 		opts->by_thread = true;
 		return -1;
 	case 'h':
-		fputs(report_usage, stdout);
+		print_usage();
 		return EXIT_OK;
 	default:
 		return opt_usage_error("report", "unknown option", "?");

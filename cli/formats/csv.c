@@ -47,7 +47,7 @@ csv_row(FILE *out, const struct report *r, const struct func *f, size_t rank)
 	fprintf(out, ",%" PRIu64 "\r\n", f->kernel);
 }
 
-int
+static int
 report_csv(const struct report *r, FILE *out)
 {
 	size_t i, n = r->funcs.n;
@@ -62,3 +62,10 @@ report_csv(const struct report *r, FILE *out)
 	fflush(out);
 	return ferror(out) ? -1 : 0;
 }
+
+const struct report_format format_csv = {
+	.name = "csv",
+	.what = "one row per function (RFC 4180)",
+	.write = report_csv,
+	.binary = false,
+};

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Report formats beyond text and JSON: tables and other tools' files. */
+/* The output formats of a report: one file each (formats/NAME.c defines
+ * format_NAME), listed once in formats/table.c. */
 #ifndef PROFRUN_CLI_FORMATS_H
 #define PROFRUN_CLI_FORMATS_H
 
@@ -8,26 +9,11 @@
 
 #include "report.h"
 
-/* The flat profile for a terminal. */
-int report_text(const struct report *r, FILE *out);
-
-/* JSON, schema profrun-report/1. */
-int report_json(const struct report *r, FILE *out);
-
-/* CSV (RFC 4180: CRLF, header row, quoting): one row per function. */
-int report_csv(const struct report *r, FILE *out);
-
-/* The flat profile as a GitHub-flavoured markdown table. */
-int report_markdown(const struct report *r, FILE *out);
-
-/* A gmon.out histogram that `gprof -p BINARY gmon.out` reads. */
-int export_gmon(const struct report *r, FILE *out);
-
-/* A gzipped pprof profile.proto. */
-int export_pprof(const struct report *r, FILE *out);
-
 struct report_format {
-	const char *name;
+	const char *name; /* of --format */
+	const char *what; /* what it is for, one line of --help */
+	/* R in this format to OUT; 0, or -1 after an error message (write
+	 * errors are left to the caller) */
 	int (*write)(const struct report *r, FILE *out);
 	bool binary; /* never written to a terminal */
 };
@@ -35,8 +21,9 @@ struct report_format {
 /* The format called NAME, or NULL. */
 const struct report_format *report_format_find(const char *name);
 
-/* "text|json|csv|..." for messages. */
-const char *report_format_names(void);
+/* The formats in the order of the table (text, the default, first), for
+ * --help: the Ith, or NULL past the last. */
+const struct report_format *report_format_at(size_t i);
 
 /* Write R in FORMAT to OUT; 0 or -1 (after an error message, except for
  * write errors, which the caller reports). */

@@ -102,7 +102,7 @@ gmon_image(const struct report *r, const struct image *im, FILE *out)
 	return 0;
 }
 
-int
+static int
 export_gmon(const struct report *r, FILE *out)
 {
 	struct image_set set;
@@ -122,3 +122,10 @@ export_gmon(const struct report *r, FILE *out)
 	fflush(out);
 	return ret || ferror(out) ? -1 : 0;
 }
+
+const struct report_format format_gmon = {
+	.name = "gmon",
+	.what = "gmon.out for 'gprof -p BINARY FILE'",
+	.write = export_gmon,
+	.binary = true,
+};

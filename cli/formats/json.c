@@ -277,7 +277,7 @@ json_report(const struct report *r)
 	return o;
 }
 
-int
+static int
 report_json(const struct report *r, FILE *out)
 {
 	json_object *o = json_report(r);
@@ -291,3 +291,10 @@ report_json(const struct report *r, FILE *out)
 	fflush(out);
 	return ferror(out) ? -1 : 0;
 }
+
+const struct report_format format_json = {
+	.name = "json",
+	.what = "schema profrun-report/1",
+	.write = report_json,
+	.binary = false,
+};

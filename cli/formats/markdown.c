@@ -57,7 +57,7 @@ md_row(FILE *out, const struct report *r, const struct func *f)
 	fputs(" |\n", out);
 }
 
-int
+static int
 report_markdown(const struct report *r, FILE *out)
 {
 	size_t i, n = r->funcs.n;
@@ -88,3 +88,10 @@ report_markdown(const struct report *r, FILE *out)
 	fflush(out);
 	return ferror(out) ? -1 : 0;
 }
+
+const struct report_format format_markdown = {
+	.name = "markdown",
+	.what = "a GitHub-flavoured table",
+	.write = report_markdown,
+	.binary = false,
+};

@@ -366,7 +366,7 @@ pprof_build(struct pprof *pp, struct pbuf *raw)
 	return 0;
 }
 
-int
+static int
 export_pprof(const struct report *r, FILE *out)
 {
 	struct pprof pp = {.r = r};
@@ -399,3 +399,10 @@ export_pprof(const struct report *r, FILE *out)
 	fflush(out);
 	return ret || ferror(out) ? -1 : 0;
 }
+
+const struct report_format format_pprof = {
+	.name = "pprof",
+	.what = "gzipped profile.proto for pprof",
+	.write = export_pprof,
+	.binary = true,
+};

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The table of report formats. */
+/* The table of report formats, and writing a report in one of them. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,10 +9,14 @@
 #include "cli.h"
 #include "formats.h"
 
-static const struct report_format formats[] = {
-	{"text", report_text, false}, {"json", report_json, false},
-	{"csv", report_csv, false},   {"markdown", report_markdown, false},
-	{"gmon", export_gmon, true},  {"pprof", export_pprof, true},
+/* Each format is one file (formats/NAME.c defines format_NAME) and one
+ * row here; the first is the default. */
+extern const struct report_format format_text, format_json, format_csv,
+	format_markdown, format_gmon, format_pprof;
+
+static const struct report_format *const formats[] = {
+	&format_text,	  &format_json, &format_csv,
+	&format_markdown, &format_gmon, &format_pprof,
 };
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
@@ -23,15 +27,15 @@ report_format_find(const char *name)
 	size_t i;
 
 	for (i = 0; i < NFORMATS; i++)
-		if (strcmp(formats[i].name, name) == 0)
-			return &formats[i];
+		if (strcmp(formats[i]->name, name) == 0)
+			return formats[i];
 	return NULL;
 }
 
-const char *
-report_format_names(void)
+const struct report_format *
+report_format_at(size_t i)
 {
-	return "text|json|csv|markdown|gmon|pprof";
+	return i < NFORMATS ? formats[i] : NULL;
 }
 
 struct rendering {
@@ -54,7 +58,7 @@ report_write(const struct report *r, const char *format, FILE *out)
 		report_format_find(format ? format : "text");
 
 	if (!f)
-		f = &formats[0];
+		f = formats[0];
 	if (f->binary && isatty(fileno(out))) {
 		cli_error(
 			"report: the %s format is binary; redirect it to a file or use -o FILE",

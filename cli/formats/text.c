@@ -409,7 +409,7 @@ print_process(FILE *out, const struct report *r, const struct proc *pr)
 			(p->hdr.flags & PROFRUN_F_STOPPED) != 0);
 }
 
-int
+static int
 report_text(const struct report *r, FILE *out)
 {
 	size_t i;
@@ -429,3 +429,10 @@ report_text(const struct report *r, FILE *out)
 	fflush(out);
 	return ferror(out) ? -1 : 0;
 }
+
+const struct report_format format_text = {
+	.name = "text",
+	.what = "the flat profile for a terminal",
+	.write = report_text,
+	.binary = false,
+};
