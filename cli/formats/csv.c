@@ -59,13 +59,7 @@ report_csv(const struct report *r, FILE *out)
 	      out);
 	for (i = 0; i < n; i++)
 		csv_row(out, r, &r->funcs.v[i], i + 1);
-	fflush(out);
-	return ferror(out) ? -1 : 0;
+	return 0;
 }
 
-const struct report_format format_csv = {
-	.name = "csv",
-	.what = "one row per function (RFC 4180)",
-	.write = report_csv,
-	.binary = false,
-};
+REPORT_FORMAT(csv, "one row per function (RFC 4180)", report_csv, false);

@@ -12,11 +12,16 @@
 struct report_format {
 	const char *name; /* of --format */
 	const char *what; /* what it is for, one line of --help */
-	/* R in this format to OUT; 0, or -1 after an error message (write
-	 * errors are left to the caller) */
+	/* R in this format to OUT; 0, or -1 after an error message (OUT's
+	 * write errors are report_write's to check) */
 	int (*write)(const struct report *r, FILE *out);
 	bool binary; /* never written to a terminal */
 };
+
+/* Defines the format ID, "ID" in --format, in formats/ID.c: its row of
+ * the table of formats (formats/table.c) refers to format_ID. */
+#define REPORT_FORMAT(id, what_, write_, binary_)                              \
+	const struct report_format format_##id = {#id, what_, write_, binary_}
 
 /* The format called NAME, or NULL. */
 const struct report_format *report_format_find(const char *name);

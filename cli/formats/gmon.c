@@ -119,13 +119,7 @@ export_gmon(const struct report *r, FILE *out)
 	gmon_header(out);
 	ret = gmon_image(r, image_set_hottest(&set), out);
 	image_set_fini(&set);
-	fflush(out);
-	return ret || ferror(out) ? -1 : 0;
+	return ret;
 }
 
-const struct report_format format_gmon = {
-	.name = "gmon",
-	.what = "gmon.out for 'gprof -p BINARY FILE'",
-	.write = export_gmon,
-	.binary = true,
-};
+REPORT_FORMAT(gmon, "gmon.out for 'gprof -p BINARY FILE'", export_gmon, true);

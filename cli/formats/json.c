@@ -288,13 +288,7 @@ report_json(const struct report *r, FILE *out)
 			   JSON_C_TO_STRING_NOSLASHESCAPE);
 	fprintf(out, "%s\n", text);
 	json_object_put(o);
-	fflush(out);
-	return ferror(out) ? -1 : 0;
+	return 0;
 }
 
-const struct report_format format_json = {
-	.name = "json",
-	.what = "schema profrun-report/1",
-	.write = report_json,
-	.binary = false,
-};
+REPORT_FORMAT(json, "schema profrun-report/1", report_json, false);

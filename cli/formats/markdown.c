@@ -85,13 +85,7 @@ report_markdown(const struct report *r, FILE *out)
 			" | %.3f | *outside the executable* | |\n",
 			report_percent(r, r->outside), r->outside,
 			report_seconds(r, r->outside));
-	fflush(out);
-	return ferror(out) ? -1 : 0;
+	return 0;
 }
 
-const struct report_format format_markdown = {
-	.name = "markdown",
-	.what = "a GitHub-flavoured table",
-	.write = report_markdown,
-	.binary = false,
-};
+REPORT_FORMAT(markdown, "a GitHub-flavoured table", report_markdown, false);

@@ -396,13 +396,7 @@ export_pprof(const struct report *r, FILE *out)
 	pbuf_fini(&pp.functions);
 	pbuf_fini(&raw);
 	pbuf_fini(&gz);
-	fflush(out);
-	return ret || ferror(out) ? -1 : 0;
+	return ret;
 }
 
-const struct report_format format_pprof = {
-	.name = "pprof",
-	.what = "gzipped profile.proto for pprof",
-	.write = export_pprof,
-	.binary = true,
-};
+REPORT_FORMAT(pprof, "gzipped profile.proto for pprof", export_pprof, true);

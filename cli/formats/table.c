@@ -38,6 +38,16 @@ report_format_at(size_t i)
 	return i < NFORMATS ? formats[i] : NULL;
 }
 
+/* F's writer, then OUT flushed: 0, or -1 when either failed. */
+static int
+write_flushed(const struct report_format *f, const struct report *r, FILE *out)
+{
+	int ret = f->write(r, out);
+
+	fflush(out);
+	return ret || ferror(out) ? -1 : 0;
+}
+
 struct rendering {
 	const struct report_format *f;
 	const struct report *r;
@@ -48,7 +58,7 @@ render_report(const void *arg, FILE *mem)
 {
 	const struct rendering *x = arg;
 
-	return x->f->write(x->r, mem);
+	return write_flushed(x->f, x->r, mem);
 }
 
 int
@@ -66,7 +76,7 @@ report_write(const struct report *r, const char *format, FILE *out)
 		return -1;
 	}
 	if (f->binary)
-		return f->write(r, out);
+		return write_flushed(f, r, out);
 	/* every name in a textual report comes from files anyone can hand us */
 	return cli_write_rendered(render_report,
 				  &(struct rendering){.f = f, .r = r}, out);

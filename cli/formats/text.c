@@ -426,13 +426,7 @@ report_text(const struct report *r, FILE *out)
 		print_functions(out, r, NULL, r->main, r->outside,
 				r->stopped > 0);
 	}
-	fflush(out);
-	return ferror(out) ? -1 : 0;
+	return 0;
 }
 
-const struct report_format format_text = {
-	.name = "text",
-	.what = "the flat profile for a terminal",
-	.write = report_text,
-	.binary = false,
-};
+REPORT_FORMAT(text, "the flat profile for a terminal", report_text, false);
