@@ -9,7 +9,7 @@
 
 #include "diff.h"
 #include "formats.h"
-#include "utf8.h"
+#include "json.h"
 
 static size_t
 shown_rows(const struct diff *d)
@@ -163,17 +163,6 @@ diff_markdown(const struct diff *d, FILE *out)
 /* ---------------------------------------------------------------- JSON */
 
 static json_object *
-json_num(double v, int decimals)
-{
-	char buf[64];
-
-	if (!isfinite(v))
-		v = 0;
-	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
-	return json_object_new_double_s(v, buf);
-}
-
-static json_object *
 json_pvalue(double p)
 {
 	char buf[64];
@@ -187,16 +176,14 @@ json_row(const struct diff_row *r)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "name", json_utf8_string(r->name));
+	json_add_string(o, "name", r->name);
 	json_object_object_add(o, "module",
 			       r->module ? json_utf8_string(r->module) : NULL);
-	json_object_object_add(o, "base_samples",
-			       json_object_new_uint64(r->base));
-	json_object_object_add(o, "new_samples",
-			       json_object_new_uint64(r->new));
-	json_object_object_add(o, "base_percent", json_num(r->base_pct, 2));
-	json_object_object_add(o, "new_percent", json_num(r->new_pct, 2));
-	json_object_object_add(o, "change_points", json_num(r->delta, 2));
+	json_add_u64(o, "base_samples", r->base);
+	json_add_u64(o, "new_samples", r->new);
+	json_object_object_add(o, "base_percent", json_decimal(r->base_pct, 2));
+	json_object_object_add(o, "new_percent", json_decimal(r->new_pct, 2));
+	json_object_object_add(o, "change_points", json_decimal(r->delta, 2));
 	json_object_object_add(o, "p_value", json_pvalue(r->p_value));
 	json_object_object_add(o, "significant",
 			       json_object_new_boolean(r->significant));
@@ -211,11 +198,11 @@ json_side(const struct diff_side *s)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "path", json_utf8_string(s->path));
+	json_add_string(o, "path", s->path);
 	json_object_object_add(
 		o, "kind",
 		json_object_new_string(s->from_json ? "json" : "profile"));
-	json_object_object_add(o, "samples", json_object_new_uint64(s->total));
+	json_add_u64(o, "samples", s->total);
 	return o;
 }
 
@@ -234,16 +221,13 @@ json_diff(const struct diff *d)
 	json_object_object_add(m, "test",
 			       json_object_new_string(method_text()));
 	json_object_object_add(m, "confidence",
-			       json_num(d->opts->confidence, 2));
+			       json_decimal(d->opts->confidence, 2));
 	json_object_object_add(m, "threshold_points",
-			       json_num(d->opts->threshold, 2));
-	json_object_object_add(m, "functions_compared",
-			       json_object_new_uint64(d->nrows));
+			       json_decimal(d->opts->threshold, 2));
+	json_add_u64(m, "functions_compared", d->nrows);
 	json_object_object_add(o, "method", m);
-	json_object_object_add(o, "regressions",
-			       json_object_new_uint64(d->regressions));
-	json_object_object_add(o, "improvements",
-			       json_object_new_uint64(d->improvements));
+	json_add_u64(o, "regressions", d->regressions);
+	json_add_u64(o, "improvements", d->improvements);
 	json_object_object_add(o, "fails",
 			       json_object_new_boolean(diff_fails(d)));
 	for (i = 0; i < d->nrows; i++)
@@ -255,13 +239,7 @@ json_diff(const struct diff *d)
 static int
 diff_json(const struct diff *d, FILE *out)
 {
-	json_object *o = json_diff(d);
-
-	fprintf(out, "%s\n",
-		json_object_to_json_string_ext(
-			o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-				   JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(o);
+	json_print(json_diff(d), out);
 	fflush(out);
 	return ferror(out) ? -1 : 0;
 }

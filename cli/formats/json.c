@@ -8,17 +8,14 @@
 #include <stdio.h>
 
 #include "formats.h"
-#include "utf8.h"
+#include "json.h"
 
 static json_object *
 json_fixed(double v, int decimals)
 {
-	char buf[64];
 	double scale = pow(10, decimals);
 
-	v = round(v * scale) / scale;
-	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
-	return json_object_new_double_s(v, buf);
+	return json_decimal(round(v * scale) / scale, decimals);
 }
 
 static json_object *
@@ -33,21 +30,18 @@ json_function(const struct func *f, uint64_t total)
 	json_object *o = json_object_new_object();
 	double pct = total ? 100.0 * (double)f->samples / (double)total : 0;
 
-	json_object_object_add(o, "name", json_utf8_string(f->name));
-	json_object_object_add(o, "symbol", json_utf8_string(f->symbol));
-	json_object_object_add(o, "module", json_utf8_string(f->module));
-	json_object_object_add(o, "samples",
-			       json_object_new_uint64(f->samples));
+	json_add_string(o, "name", f->name);
+	json_add_string(o, "symbol", f->symbol);
+	json_add_string(o, "module", f->module);
+	json_add_u64(o, "samples", f->samples);
 	json_object_object_add(o, "percent", json_fixed(pct, 2));
-	json_object_object_add(o, "kernel_samples",
-			       json_object_new_uint64(f->kernel));
+	json_add_u64(o, "kernel_samples", f->kernel);
 	json_object_object_add(o, "file", json_string_or_null(f->file));
 	json_object_object_add(
 		o, "line",
 		f->file && f->line > 0 ? json_object_new_int(f->line) : NULL);
 	if (f->caller)
-		json_object_object_add(o, "inlined_into",
-				       json_utf8_string(f->caller));
+		json_add_string(o, "inlined_into", f->caller);
 	return o;
 }
 
@@ -62,14 +56,12 @@ json_line(const struct func *f, uint64_t total)
 	json_object_object_add(
 		o, "line",
 		f->file && f->line > 0 ? json_object_new_int(f->line) : NULL);
-	json_object_object_add(o, "function", json_utf8_string(f->name));
-	json_object_object_add(o, "symbol", json_utf8_string(f->symbol));
-	json_object_object_add(o, "module", json_utf8_string(f->module));
-	json_object_object_add(o, "samples",
-			       json_object_new_uint64(f->samples));
+	json_add_string(o, "function", f->name);
+	json_add_string(o, "symbol", f->symbol);
+	json_add_string(o, "module", f->module);
+	json_add_u64(o, "samples", f->samples);
 	json_object_object_add(o, "percent", json_fixed(pct, 2));
-	json_object_object_add(o, "kernel_samples",
-			       json_object_new_uint64(f->kernel));
+	json_add_u64(o, "kernel_samples", f->kernel);
 	return o;
 }
 
@@ -113,9 +105,8 @@ json_omitted(const struct func_list *l, int top)
 	for (i = (size_t)top; i < l->n; i++)
 		samples += l->v[i].samples;
 	o = json_object_new_object();
-	json_object_object_add(o, "functions",
-			       json_object_new_uint64(l->n - (size_t)top));
-	json_object_object_add(o, "samples", json_object_new_uint64(samples));
+	json_add_u64(o, "functions", l->n - (size_t)top);
+	json_add_u64(o, "samples", samples);
 	return o;
 }
 
@@ -128,8 +119,9 @@ json_cpu(json_object *o, const struct profile *p)
 
 	json_object_object_add(o, "cpu_seconds",
 			       cpu >= 0 ? json_fixed(cpu, 3) : NULL);
-	json_object_object_add(o, "cpu_startup_seconds",
-			       json_fixed((double)p->hdr.cpu_start_ns / 1e9, 3));
+	json_object_object_add(
+		o, "cpu_startup_seconds",
+		json_fixed((double)p->hdr.cpu_start_ns / 1e9, 3));
 	json_object_object_add(
 		o, "cpu_unsampled_seconds",
 		cpu >= 0 && p->has_threads
@@ -148,12 +140,11 @@ json_threads(const struct profile *p)
 		const struct profile_thread *th = &p->threads[i];
 
 		t = json_object_new_object();
-		json_object_object_add(t, "tid",
-				       th->tid > 0 ? json_object_new_int(th->tid)
-						   : NULL);
-		json_object_object_add(t, "name", json_utf8_string(th->name));
-		json_object_object_add(t, "samples",
-				       json_object_new_uint64(th->samples));
+		json_object_object_add(
+			t, "tid",
+			th->tid > 0 ? json_object_new_int(th->tid) : NULL);
+		json_add_string(t, "name", th->name);
+		json_add_u64(t, "samples", th->samples);
 		json_object_object_add(t, "cpu_seconds",
 				       json_fixed((double)th->cpu_ns / 1e9, 3));
 		json_object_object_add(
@@ -175,10 +166,9 @@ json_process(const struct report *r, const struct proc *pr)
 
 	json_object_object_add(o, "pid", json_object_new_int(p->hdr.pid));
 	json_object_object_add(o, "ppid", json_object_new_int(p->hdr.ppid));
-	json_object_object_add(o, "exe", json_utf8_string(p->exe));
+	json_add_string(o, "exe", p->exe);
 	json_object_object_add(o, "build_id", json_string_or_null(p->build_id));
-	json_object_object_add(o, "samples",
-			       json_object_new_uint64(p->main + p->outside));
+	json_add_u64(o, "samples", p->main + p->outside);
 	json_object_object_add(o, "complete",
 			       json_object_new_boolean(profile_complete(p)));
 	json_object_object_add(o, "exit",
@@ -211,11 +201,8 @@ json_modules(const struct report *r)
 
 	for (i = 0; i < r->nmods; i++) {
 		m = json_object_new_object();
-		json_object_object_add(m, "module",
-				       json_utf8_string(r->mods[i].module));
-		json_object_object_add(
-			m, "samples",
-			json_object_new_uint64(r->mods[i].samples));
+		json_add_string(m, "module", r->mods[i].module);
+		json_add_u64(m, "samples", r->mods[i].samples);
 		json_object_object_add(
 			m, "percent",
 			json_fixed(report_percent(r, r->mods[i].samples), 2));
@@ -234,18 +221,14 @@ json_report(const struct report *r)
 
 	json_object_object_add(o, "schema",
 			       json_object_new_string("profrun-report/1"));
-	json_object_object_add(s, "total", json_object_new_uint64(r->total));
-	json_object_object_add(s, "main", json_object_new_uint64(r->main));
-	json_object_object_add(s, "outside",
-			       json_object_new_uint64(r->outside));
-	json_object_object_add(s, "kernel", json_object_new_uint64(r->kernel));
+	json_add_u64(s, "total", r->total);
+	json_add_u64(s, "main", r->main);
+	json_add_u64(s, "outside", r->outside);
+	json_add_u64(s, "kernel", r->kernel);
 	if (!r->opts->main_only) {
-		json_object_object_add(s, "libraries",
-				       json_object_new_uint64(r->in_libs));
-		json_object_object_add(s, "vdso",
-				       json_object_new_uint64(r->in_vdso));
-		json_object_object_add(s, "unknown",
-				       json_object_new_uint64(r->in_unknown));
+		json_add_u64(s, "libraries", r->in_libs);
+		json_add_u64(s, "vdso", r->in_vdso);
+		json_add_u64(s, "unknown", r->in_unknown);
 	}
 	json_object_object_add(o, "samples", s);
 	json_object_object_add(o, "modules", json_modules(r));
@@ -255,10 +238,10 @@ json_report(const struct report *r)
 		r->cpu_seconds >= 0 ? json_fixed(r->cpu_seconds, 3) : NULL);
 	json_object_object_add(o, "cpu_startup_seconds",
 			       json_fixed(r->cpu_startup, 3));
-	json_object_object_add(
-		o, "cpu_unsampled_seconds",
-		r->threaded && r->cpu_seconds >= 0 ? json_fixed(r->cpu_unsampled, 3)
-						   : NULL);
+	json_object_object_add(o, "cpu_unsampled_seconds",
+			       r->threaded && r->cpu_seconds >= 0
+				       ? json_fixed(r->cpu_unsampled, 3)
+				       : NULL);
 	json_object_object_add(o, "complete",
 			       json_object_new_boolean(r->complete));
 	for (i = 0; i < r->nprocs; i++)
@@ -280,14 +263,7 @@ json_report(const struct report *r)
 static int
 report_json(const struct report *r, FILE *out)
 {
-	json_object *o = json_report(r);
-	const char *text;
-
-	text = json_object_to_json_string_ext(
-		o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-			   JSON_C_TO_STRING_NOSLASHESCAPE);
-	fprintf(out, "%s\n", text);
-	json_object_put(o);
+	json_print(json_report(r), out);
 	return 0;
 }
 

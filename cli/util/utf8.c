@@ -71,19 +71,3 @@ utf8_valid(const char *s, size_t len, size_t *outlen)
 		*outlen = (size_t)(o - out);
 	return out;
 }
-
-json_object *
-json_utf8_string(const char *s)
-{
-	size_t n;
-	char *v = utf8_valid(s, strlen(s), &n);
-	json_object *o;
-
-	if (!v || n > INT_MAX) {
-		free(v);
-		return NULL;
-	}
-	o = json_object_new_string_len(v, (int)n);
-	free(v);
-	return o;
-}

@@ -4,7 +4,6 @@
 #ifndef PROFRUN_CLI_UTF8_H
 #define PROFRUN_CLI_UTF8_H
 
-#include <json-c/json.h>
 #include <stddef.h>
 
 /* A NUL-terminated copy of the LEN bytes at S in which every ill-formed
@@ -13,8 +12,5 @@
  * ill-formed subpart as Unicode recommends.  Its length goes to *OUTLEN
  * unless OUTLEN is NULL.  NULL when out of memory. */
 char *utf8_valid(const char *s, size_t len, size_t *outlen);
-
-/* A JSON string of S made valid UTF-8 (S must not be NULL). */
-json_object *json_utf8_string(const char *s);
 
 #endif /* PROFRUN_CLI_UTF8_H */
