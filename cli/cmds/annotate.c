@@ -77,17 +77,9 @@ parse_color(const char *s, enum color *c)
 static int
 parse_option(int c, struct annotate_cmd *cmd)
 {
-	long v;
-
 	switch (c) {
 	case OPT_TOP:
-		v = opt_number(optarg, 1, INT_MAX);
-		if (v < 0)
-			return opt_usage_error("annotate",
-					       "--top needs a number >= 1, not",
-					       optarg);
-		cmd->aopts.top = (int)v;
-		return -1;
+		return opt_top("annotate", optarg, &cmd->aopts.top);
 	case OPT_SOURCE_DIR:
 		return opt_append(&cmd->aopts.source_dirs,
 				  &cmd->aopts.nsource_dirs, optarg);

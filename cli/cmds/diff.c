@@ -90,6 +90,15 @@ parse_real(const char *s, double min, double max)
 	return v;
 }
 
+/* *V from S, a number in [MIN, MAX]; WHAT says what it must be.  Returns
+ * -1 to go on, or the exit status. */
+static int
+real_option(const char *s, double min, double max, double *v, const char *what)
+{
+	*v = parse_real(s, min, max);
+	return *v < 0 ? diff_usage_error(what, s) : -1;
+}
+
 static int
 parse_fail_on(const char *s, struct diff_opts *o)
 {
@@ -117,19 +126,12 @@ diff_option(int c, struct diff_opts *o, const char **output)
 		o->format = optarg;
 		return -1;
 	case OPT_THRESHOLD:
-		o->threshold = parse_real(optarg, 0, 100);
-		return o->threshold < 0
-			       ? diff_usage_error(
-					 "--threshold needs points in [0, 100], not",
-					 optarg)
-			       : -1;
+		return real_option(optarg, 0, 100, &o->threshold,
+				   "--threshold needs points in [0, 100], not");
 	case OPT_CONFIDENCE:
-		o->confidence = parse_real(optarg, 50, 99.9999999);
-		return o->confidence < 0
-			       ? diff_usage_error(
-					 "--confidence needs a percentage in [50, 100), not",
-					 optarg)
-			       : -1;
+		return real_option(
+			optarg, 50, 99.9999999, &o->confidence,
+			"--confidence needs a percentage in [50, 100), not");
 	case OPT_FAIL_ON:
 		return parse_fail_on(optarg, o);
 	case OPT_TOP:

@@ -30,6 +30,18 @@ opt_usage_error(const char *cmd, const char *what, const char *arg)
 	return EXIT_USAGE;
 }
 
+int
+opt_top(const char *cmd, const char *arg, int *top)
+{
+	long v = opt_number(arg, 1, INT_MAX);
+
+	if (v < 0)
+		return opt_usage_error(cmd, "--top needs a number >= 1, not",
+				       arg);
+	*top = (int)v;
+	return -1;
+}
+
 /* The option getopt_long just rejected. */
 static const char *
 rejected(const char *last_arg)

@@ -42,6 +42,10 @@ long opt_number(const char *s, long min, long max);
  * EXIT_USAGE. */
 int opt_usage_error(const char *cmd, const char *what, const char *arg);
 
+/* --top ARG of CMD (a number >= 1) into *TOP.  Returns -1 to go on, or
+ * EXIT_USAGE after saying why not. */
+int opt_top(const char *cmd, const char *arg, int *top);
+
 /* Handle C if it is a shared option (or getopt's ':' and '?').  Returns
  * -1 to go on, the exit status to stop with, or -2 when C is the
  * subcommand's own.  LAST_ARG is the argument getopt looked at last. */

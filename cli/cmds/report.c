@@ -114,13 +114,7 @@ parse_option(int c, struct report_opts *opts)
 		opts->format = optarg;
 		return -1;
 	case OPT_TOP:
-		v = opt_number(optarg, 1, INT_MAX);
-		if (v < 0)
-			return opt_usage_error("report",
-					       "--top needs a number >= 1, not",
-					       optarg);
-		opts->top = (int)v;
-		return -1;
+		return opt_top("report", optarg, &opts->top);
 	case 'o':
 		report_output = optarg;
 		return -1;
