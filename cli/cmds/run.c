@@ -87,6 +87,49 @@ check_inherited_freq(const struct run_opts *o)
 	return EXIT_USAGE;
 }
 
+/* Returns -1 to go on, or the exit status. */
+static int
+run_option(int c, struct run_opts *o)
+{
+	switch (c) {
+	case 'o':
+		o->output = optarg;
+		return -1;
+	case 'q':
+		o->quiet = true;
+		return -1;
+	case 'F':
+		o->freq = opt_number(optarg, 1, FREQ_MAX);
+		if (o->freq >= 0)
+			return -1;
+		cli_error("--freq: '%s' is not a rate between 1 and %ld Hz",
+			  optarg, FREQ_MAX);
+		return EXIT_USAGE;
+	case 't':
+		o->report.top = (int)opt_number(optarg, 1, INT_MAX);
+		if (o->report.top >= 0)
+			return -1;
+		cli_error("--top: '%s' is not a positive number", optarg);
+		return EXIT_USAGE;
+	case 'f':
+		o->report.format = optarg;
+		if (strcmp(optarg, "text") == 0 || strcmp(optarg, "json") == 0)
+			return -1;
+		cli_error("--format: unknown format '%s' (text, json)", optarg);
+		return EXIT_USAGE;
+	case 'h':
+		fputs(run_usage, stdout);
+		return EXIT_OK;
+	case 'V':
+		printf("profrun %s\n", PROFRUN_VERSION_STRING);
+		return EXIT_OK;
+	default:
+		fputs("Try 'profrun --help'.\n", stderr);
+		return EXIT_USAGE;
+	}
+}
+
+/* Returns -1 to run the program, or the exit status. */
 static int
 parse_run_opts(int argc, char **argv, struct run_opts *o)
 {
@@ -100,63 +143,18 @@ parse_run_opts(int argc, char **argv, struct run_opts *o)
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
-	long top;
-	int c;
+	int c, ret = -1;
 
-	while ((c = getopt_long(argc, argv, "+o:qF:hV", longopts, NULL)) !=
-	       -1) {
-		switch (c) {
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'F':
-			o->freq = opt_number(optarg, 1, FREQ_MAX);
-			if (o->freq < 0) {
-				cli_error(
-					"--freq: '%s' is not a rate between 1 and %ld Hz",
-					optarg, FREQ_MAX);
-				return EXIT_USAGE;
-			}
-			break;
-		case 't':
-			top = opt_number(optarg, 1, INT_MAX);
-			if (top < 0) {
-				cli_error(
-					"--top: '%s' is not a positive number",
-					optarg);
-				return EXIT_USAGE;
-			}
-			o->report.top = (int)top;
-			break;
-		case 'f':
-			if (strcmp(optarg, "text") != 0 &&
-			    strcmp(optarg, "json") != 0) {
-				cli_error(
-					"--format: unknown format '%s' (text, json)",
-					optarg);
-				return EXIT_USAGE;
-			}
-			o->report.format = optarg;
-			break;
-		case 'h':
-			fputs(run_usage, stdout);
-			exit(EXIT_OK);
-		case 'V':
-			printf("profrun %s\n", PROFRUN_VERSION_STRING);
-			exit(EXIT_OK);
-		default:
-			fputs("Try 'profrun --help'.\n", stderr);
-			return EXIT_USAGE;
-		}
-	}
+	while (ret < 0 &&
+	       (c = getopt_long(argc, argv, "+o:qF:hV", longopts, NULL)) != -1)
+		ret = run_option(c, o);
+	if (ret >= 0)
+		return ret;
 	if (optind >= argc) {
 		cli_error("no program to run (try 'profrun --help')");
 		return EXIT_USAGE;
 	}
-	return check_inherited_freq(o);
+	return check_inherited_freq(o) == EXIT_OK ? -1 : EXIT_USAGE;
 }
 
 /* ------------------------------------------------------------------ shim */
@@ -369,7 +367,7 @@ cmd_run(int argc, char **argv)
 	int ret, status;
 
 	ret = parse_run_opts(argc, argv, &o);
-	if (ret != EXIT_OK)
+	if (ret >= 0)
 		return ret;
 	argv += optind;
 	ret = program_resolve(argv[0], prog, sizeof(prog));
