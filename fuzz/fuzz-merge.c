@@ -4,7 +4,8 @@
  * (report_build in cli/model/report.c, symbolization, the text and JSON
  * formats),
  * and the writer path of `profrun merge` for their samples outside the
- * main executable (cli/merge-outside.c, cli/member-write.c): the merged
+ * main executable (cli/merge/merge-outside.c,
+ * cli/profile/member-write.c): the merged
  * member must read back with every sample accounted for and every PC in
  * a module.
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Table-driven tests of the profile reader (cli/profile.c): a valid member
+ * Table-driven tests of the profile reader (cli/profile/member.c): a valid member
  * round-trips with exact counts, and every kind of damage is refused
  * without a crash.
  */

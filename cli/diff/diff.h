@@ -84,11 +84,11 @@ void diff_fini(struct diff *d);
 /* Whether the outcome fails the gate (--fail-on). */
 bool diff_fails(const struct diff *d);
 
-/* Statistics (cli/diff-stats.c). */
+/* Statistics (diff/stats.c). */
 double two_proportion_p(uint64_t x1, uint64_t n1, uint64_t x2, uint64_t n2);
 void holm_significant(const double *p, size_t m, double alpha, bool *sig);
 
-/* Output (cli/diff-output.c).  0, or -1 on a write error. */
+/* Output (diff/output.c).  0, or -1 on a write error. */
 int diff_write(const struct diff *d, FILE *out);
 
 const char *diff_status_name(enum diff_status s);

@@ -27,7 +27,7 @@
 
 #define MERGE_BASE  0x100000000000ull /* first object's runtime start */
 #define MERGE_ALIGN 0x10000ull	      /* and the gap between objects */
-/* What a reader accepts (cli/profile-outside.c) */
+/* What a reader accepts (profile/member-outside.c) */
 #define MERGE_MAX_MODULES (1u << 16)
 #define MERGE_MAX_MODSTR  (16u << 20)
 

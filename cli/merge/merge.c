@@ -7,7 +7,7 @@
  * kept, flags are or-ed, the end state is the common one (a mixture of
  * clean ends is "exited"; any run cut short makes the sum cut short).
  * Samples outside the main executables are merged per object at their
- * link-time addresses (cli/merge-outside.c).
+ * link-time addresses (merge/merge-outside.c).
  *
  * With --force, an input whose main binary is another build is mapped
  * onto the reference binary by function name: each of its functions'

@@ -21,7 +21,7 @@
 #include "member-write.h"
 
 #define ALIGN(x, a) (((x) + (a)-1) & ~((uint64_t)(a)-1))
-/* What the reader accepts (cli/profile.h, cli/profile-outside.c) */
+/* What the reader accepts (profile/member.c, profile/member-outside.c) */
 #define MAX_PC_SLOTS (1u << 20)
 
 static uint32_t

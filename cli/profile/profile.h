@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Reading profrun member files and run directories (include/profrun/format.h). */
+/* Reading profrun member files (include/profrun/format.h); run directories
+ * are run.h's. */
 #ifndef PROFRUN_CLI_PROFILE_H
 #define PROFRUN_CLI_PROFILE_H
 
@@ -99,7 +100,7 @@ void profile_fini(struct profile *p);
 /* Read the PC table, module records and vdso image of the validated
  * member image BUF into P, and settle P->outside so that it is the sum
  * of the PC counts, pcs_lost, pcs_unmapped and pcs_unrecorded.  Returns
- * 0, or -1 with a reason in ERR.  (profile-outside.c) */
+ * 0, or -1 with a reason in ERR.  (member-outside.c) */
 int profile_parse_outside(const uint8_t *buf, struct profile *p, char *err,
 			  size_t errlen);
 
@@ -142,7 +143,7 @@ double profile_armed_hz(const struct profile *p);
 /* "complete", "exec'd", "cut short: ..." */
 const char *profile_state_text(const struct profile *p);
 
-/* Reader internals shared by profile.c and profile-outside.c. */
+/* Reader internals shared by member.c and member-outside.c. */
 
 /* Refuse sums that no real run can reach (2^62 samples). */
 #define PLAUSIBLE_SAMPLES (1ull << 62)
