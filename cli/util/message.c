@@ -16,7 +16,7 @@ cli_set_message_sink(cli_message_fn *fn)
 	message_sink = fn;
 }
 
-static void
+static void __attribute__((format(printf, 2, 0)))
 vmessage(bool warning, const char *fmt, va_list ap)
 {
 	char *msg;
