@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "array.h"
 #include "diff.h"
 #include "report.h"
 
@@ -24,13 +25,8 @@ diff_side_add(struct diff_side *s, const char *name, const char *module,
 {
 	struct diff_fn *v;
 
-	if (s->n == s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 64;
-		v = realloc(s->fns, s->cap * sizeof(*v));
-		if (!v)
-			return -1;
-		s->fns = v;
-	}
+	if (ARRAY_GROW(s->fns, s->cap, s->n, 64))
+		return -1;
 	v = &s->fns[s->n];
 	v->name = strdup(name);
 	v->module = module ? strdup(module) : NULL;

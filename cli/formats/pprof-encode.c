@@ -6,6 +6,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "array.h"
 #include "pprof-encode.h"
 #include "strmap.h"
 #include "utf8.h"
@@ -144,16 +145,9 @@ strtab_fini(struct strtab *t)
 static uint64_t
 strtab_add(struct strtab *t, const char *s, size_t slot)
 {
-	char **v;
-
-	if (t->n == t->cap) {
-		t->cap = t->cap ? t->cap * 2 : 256;
-		v = realloc(t->v, t->cap * sizeof(*v));
-		if (!v) {
-			t->oom = true;
-			return 0;
-		}
-		t->v = v;
+	if (ARRAY_GROW(t->v, t->cap, t->n, 256)) {
+		t->oom = true;
+		return 0;
 	}
 	t->v[t->n] = strdup(s);
 	if (!t->v[t->n]) {

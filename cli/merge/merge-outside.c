@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "image.h"
 #include "merge-outside.h"
 #include "outside.h"
@@ -51,13 +52,8 @@ obj_find(struct merge_outside *mo, const struct member_module *key)
 		    strcmp(o->rec.build_id, key->build_id) == 0)
 			return o;
 	}
-	if (mo->n == mo->cap) {
-		mo->cap = mo->cap ? 2 * mo->cap : 16;
-		o = realloc(mo->v, mo->cap * sizeof(*o));
-		if (!o)
-			return NULL;
-		mo->v = o;
-	}
+	if (ARRAY_GROW(mo->v, mo->cap, mo->n, 16))
+		return NULL;
 	o = &mo->v[mo->n++];
 	memset(o, 0, sizeof(*o));
 	o->rec = *key;
@@ -67,15 +63,8 @@ obj_find(struct merge_outside *mo, const struct member_module *key)
 static int
 obj_add(struct merge_obj *o, uint64_t addr, uint64_t count)
 {
-	struct profile_sample *s;
-
-	if (o->n == o->cap) {
-		o->cap = o->cap ? 2 * o->cap : 64;
-		s = realloc(o->samples, o->cap * sizeof(*s));
-		if (!s)
-			return -1;
-		o->samples = s;
-	}
+	if (ARRAY_GROW(o->samples, o->cap, o->n, 64))
+		return -1;
 	o->samples[o->n].addr = addr;
 	o->samples[o->n++].count = count;
 	return 0;

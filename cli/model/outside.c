@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "cli.h"
 #include "image.h"
 #include "outside.h"
@@ -75,13 +76,8 @@ lib_find(struct lib_set *set, const struct sym_object *o,
 		if (strcmp(set->v[i].obj.name, o->name) == 0 &&
 		    strcmp(set->v[i].obj.build_id, o->build_id) == 0)
 			return &set->v[i];
-	if (set->n == set->cap) {
-		set->cap = set->cap ? set->cap * 2 : 16;
-		l = realloc(set->v, set->cap * sizeof(*l));
-		if (!l)
-			return NULL;
-		set->v = l;
-	}
+	if (ARRAY_GROW(set->v, set->cap, set->n, 16))
+		return NULL;
 	l = &set->v[set->n++];
 	memset(l, 0, sizeof(*l));
 	l->obj = *o;
@@ -95,15 +91,8 @@ lib_find(struct lib_set *set, const struct sym_object *o,
 static int
 lib_add(struct lib *l, uint64_t addr, uint64_t count)
 {
-	struct profile_sample *s;
-
-	if (l->n == l->cap) {
-		l->cap = l->cap ? l->cap * 2 : 64;
-		s = realloc(l->samples, l->cap * sizeof(*s));
-		if (!s)
-			return -1;
-		l->samples = s;
-	}
+	if (ARRAY_GROW(l->samples, l->cap, l->n, 64))
+		return -1;
 	l->samples[l->n].addr = addr;
 	l->samples[l->n++].count = count;
 	l->total += count;

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "cli.h"
 #include "hex.h"
 #include "profile.h"
@@ -261,15 +262,8 @@ read_wraps(const uint8_t *buf, const struct profrun_header *h,
 static int
 add_sample(struct profile *p, size_t *cap, uint64_t index, uint64_t count)
 {
-	struct profile_sample *s;
-
-	if (p->nsamples == *cap) {
-		*cap = *cap ? *cap * 2 : 256;
-		s = realloc(p->samples, *cap * sizeof(*s));
-		if (!s)
-			return -1;
-		p->samples = s;
-	}
+	if (ARRAY_GROW(p->samples, *cap, p->nsamples, 256))
+		return -1;
 	p->samples[p->nsamples].addr = profrun_bucket_addr(&p->hdr, index);
 	p->samples[p->nsamples++].count = count;
 	p->main += count;

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "cli.h"
 #include "profrun/member-name.h"
 #include "run.h"
@@ -49,7 +50,7 @@ free_refs(struct member_ref *refs, size_t n)
 static int
 list_members(const char *path, struct member_ref **out, size_t *nout)
 {
-	struct member_ref *refs = NULL, *tmp;
+	struct member_ref *refs = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
 	uint64_t pid, seq;
@@ -62,13 +63,8 @@ list_members(const char *path, struct member_ref **out, size_t *nout)
 	while ((de = readdir(dir)) != NULL) {
 		if (!profrun_member_name_parse(de->d_name, &pid, &seq))
 			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			tmp = realloc(refs, cap * sizeof(*refs));
-			if (!tmp)
-				goto oom;
-			refs = tmp;
-		}
+		if (ARRAY_GROW(refs, cap, n, 16))
+			goto oom;
 		refs[n].name = strdup(de->d_name);
 		if (!refs[n].name)
 			goto oom;

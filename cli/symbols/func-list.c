@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "func-list.h"
 
 static char *
@@ -25,15 +26,10 @@ func_fini(struct func *f)
 int
 func_list_add(struct func_list *l, const struct func *f)
 {
-	struct func *v, *d;
+	struct func *d;
 
-	if (l->n == l->cap) {
-		l->cap = l->cap ? l->cap * 2 : 64;
-		v = realloc(l->v, l->cap * sizeof(*v));
-		if (!v)
-			return -1;
-		l->v = v;
-	}
+	if (ARRAY_GROW(l->v, l->cap, l->n, 64))
+		return -1;
 	d = &l->v[l->n];
 	*d = *f;
 	d->module = strdup(f->module);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "plt.h"
 
 #define MAX_SLOTS (1u << 20) /* relocations and entries kept, at most */
@@ -42,15 +43,8 @@ static int
 add_slot(struct slot **v, size_t *n, size_t *cap, uint64_t got,
 	 const char *name)
 {
-	struct slot *t;
-
-	if (*n == *cap) {
-		*cap = *cap ? 2 * *cap : 64;
-		t = realloc(*v, *cap * sizeof(**v));
-		if (!t)
-			return -1;
-		*v = t;
-	}
+	if (ARRAY_GROW(*v, *cap, *n, 64))
+		return -1;
 	(*v)[(*n)++] = (struct slot){.got = got, .name = name};
 	return 0;
 }
@@ -125,16 +119,10 @@ slot_name(const struct slot *v, size_t n, uint64_t got)
 static int
 add_entry(struct entries *e, uint64_t start, uint64_t end, const char *name)
 {
-	struct plt_entry *t;
 	char *s;
 
-	if (e->n == e->cap) {
-		e->cap = e->cap ? 2 * e->cap : 64;
-		t = realloc(e->v, e->cap * sizeof(*e->v));
-		if (!t)
-			return -1;
-		e->v = t;
-	}
+	if (ARRAY_GROW(e->v, e->cap, e->n, 64))
+		return -1;
 	if (asprintf(&s, "%s@plt", name) < 0)
 		return -1;
 	e->v[e->n++] =
