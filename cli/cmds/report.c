@@ -100,12 +100,37 @@ print_usage(void)
 	fputs(report_usage_tail, stdout);
 }
 
+/* The switch the option C turns on, or NULL when C takes a value. */
+static bool *
+option_flag(int c, struct report_opts *opts)
+{
+	switch (c) {
+	case OPT_BY_PROCESS:
+		return &opts->by_process;
+	case OPT_LINES:
+		return &opts->lines;
+	case OPT_INLINE:
+		return &opts->inlines;
+	case OPT_MAIN_ONLY:
+		return &opts->main_only;
+	case OPT_BY_THREAD:
+		return &opts->by_thread;
+	default:
+		return NULL;
+	}
+}
+
 /* Returns -1 to go on, or the exit status. */
 static int
 parse_option(int c, struct report_opts *opts)
 {
+	bool *flag = option_flag(c, opts);
 	long v;
 
+	if (flag) {
+		*flag = true;
+		return -1;
+	}
 	switch (c) {
 	case OPT_FORMAT:
 		if (!report_format_find(optarg))
@@ -118,29 +143,15 @@ parse_option(int c, struct report_opts *opts)
 	case 'o':
 		report_output = optarg;
 		return -1;
-	case OPT_BY_PROCESS:
-		opts->by_process = true;
-		return -1;
-	case OPT_LINES:
-		opts->lines = true;
-		return -1;
-	case OPT_INLINE:
-		opts->inlines = true;
-		return -1;
 	case OPT_MODULE:
 		opts->module = optarg;
-		return -1;
-	case OPT_MAIN_ONLY:
-		opts->main_only = true;
-		return -1;
-	case OPT_BY_THREAD:
-		opts->by_thread = true;
 		return -1;
 	case OPT_TID:
 		v = opt_number(optarg, 1, INT_MAX);
 		if (v < 0)
-			return opt_usage_error(
-				"report", "--tid needs a thread id, not", optarg);
+			return opt_usage_error("report",
+					       "--tid needs a thread id, not",
+					       optarg);
 		opts->tid = v;
 		opts->by_thread = true;
 		return -1;
