@@ -24,22 +24,37 @@ json_string_or_null(const char *s)
 	return s && s[0] ? json_utf8_string(s) : NULL;
 }
 
-static json_object *
-json_function(const struct func *f, uint64_t total)
+/* F's source file and line, null when unknown. */
+static void
+add_place(json_object *o, const struct func *f)
 {
-	json_object *o = json_object_new_object();
+	json_object_object_add(o, "file", json_string_or_null(f->file));
+	json_object_object_add(
+		o, "line",
+		f->file && f->line > 0 ? json_object_new_int(f->line) : NULL);
+}
+
+/* F's symbol, module and samples, as a share of TOTAL too. */
+static void
+add_counts(json_object *o, const struct func *f, uint64_t total)
+{
 	double pct = total ? 100.0 * (double)f->samples / (double)total : 0;
 
-	json_add_string(o, "name", f->name);
 	json_add_string(o, "symbol", f->symbol);
 	json_add_string(o, "module", f->module);
 	json_add_u64(o, "samples", f->samples);
 	json_object_object_add(o, "percent", json_fixed(pct, 2));
 	json_add_u64(o, "kernel_samples", f->kernel);
-	json_object_object_add(o, "file", json_string_or_null(f->file));
-	json_object_object_add(
-		o, "line",
-		f->file && f->line > 0 ? json_object_new_int(f->line) : NULL);
+}
+
+static json_object *
+json_function(const struct func *f, uint64_t total)
+{
+	json_object *o = json_object_new_object();
+
+	json_add_string(o, "name", f->name);
+	add_counts(o, f, total);
+	add_place(o, f);
 	if (f->caller)
 		json_add_string(o, "inlined_into", f->caller);
 	return o;
@@ -50,18 +65,10 @@ static json_object *
 json_line(const struct func *f, uint64_t total)
 {
 	json_object *o = json_object_new_object();
-	double pct = total ? 100.0 * (double)f->samples / (double)total : 0;
 
-	json_object_object_add(o, "file", json_string_or_null(f->file));
-	json_object_object_add(
-		o, "line",
-		f->file && f->line > 0 ? json_object_new_int(f->line) : NULL);
+	add_place(o, f);
 	json_add_string(o, "function", f->name);
-	json_add_string(o, "symbol", f->symbol);
-	json_add_string(o, "module", f->module);
-	json_add_u64(o, "samples", f->samples);
-	json_object_object_add(o, "percent", json_fixed(pct, 2));
-	json_add_u64(o, "kernel_samples", f->kernel);
+	add_counts(o, f, total);
 	return o;
 }
 
