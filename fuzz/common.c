@@ -1,26 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the harnesses share: the CLI's message functions, silenced (a fuzzer
+ * What the harnesses share: the CLI's messages silenced (a fuzzer
  * feeds millions of damaged inputs, each worth a warning), and invariant
  * checks that turn a broken promise into a crash the fuzzer reports.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cli/cli.h"
+#include "cli.h"
 #include "fuzz.h"
 
-void
-cli_error(const char *fmt, ...)
+static void
+drop_message(bool warning, const char *msg)
 {
-	(void)fmt;
+	(void)warning;
+	(void)msg;
 }
 
-void
-cli_warn(const char *fmt, ...)
+/* Before the first input, in the fuzzer and in the replay driver alike. */
+__attribute__((constructor)) static void
+silence_messages(void)
 {
-	(void)fmt;
+	cli_set_message_sink(drop_message);
 }
 
 void

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Harness: the JSON baseline reader of `profrun diff`
- * (diff_side_parse_json in cli/diff-input.c) and the comparison and
+ * (diff_side_parse_json in cli/diff/input.c) and the comparison and
  * output that follow it.
  *
  * Besides memory errors it checks that an accepted report's functions add
@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/diff.h"
+#include "diff.h"
 #include "fuzz.h"
 
 static const char *const formats[] = {"text", "markdown", "json", "text"};

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Harness: reading several members and merging them into one report
- * (report_build in cli/aggregate.c, symbolization, both output formats),
+ * (report_build in cli/model/report.c, symbolization, the text and JSON
+ * formats),
  * and the writer path of `profrun merge` for their samples outside the
- * main executable (cli/merge-outside.c, cli/member-write.c): the merged
+ * main executable (cli/merge/merge-outside.c,
+ * cli/profile/member-write.c): the merged
  * member must read back with every sample accounted for and every PC in
  * a module.
  *
@@ -21,9 +23,9 @@
 
 #include <unistd.h>
 
-#include "cli/merge-outside.h"
-#include "cli/outside.h"
-#include "cli/report.h"
+#include "merge-outside.h"
+#include "outside.h"
+#include "formats.h"
 #include "fuzz.h"
 
 #define MAX_MEMBERS 8
@@ -73,10 +75,7 @@ report_once(const struct run *run, const struct report_opts *opts, FILE *out)
 	if (report_build(&r, run, opts) != 0)
 		return;
 	fuzz_assert(r.total == r.main + r.outside, "totals do not add up");
-	if (opts->format[0] == 'j')
-		report_json(&r, out);
-	else
-		report_text(&r, out);
+	report_format_find(opts->format)->write(&r, out);
 	report_fini(&r);
 }
 

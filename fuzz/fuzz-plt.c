@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Harness: the PLT decoder (plt_entries in cli/plt.c) on any bytes read as
+ * Harness: the PLT decoder (plt_entries in cli/symbols/plt.c) on any bytes read as
  * an ELF file, as a hostile executable or library named by a profile
  * would be.  Besides memory errors it checks what the symbolizer relies
  * on: each entry is one PLT slot long, lies where its section says, and is
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/plt.h"
+#include "plt.h"
 #include "fuzz.h"
 
 static void

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Harness: the member file reader (profile_parse in cli/profile.c) on any
+ * Harness: the member file reader (profile_parse in cli/profile/member.c) on any
  * bytes.  Besides memory errors it checks what the report relies on: an
  * accepted member has its samples inside the text range, sorted, non-zero
  * and adding up to its main count, and a refusal says why.
  */
 #include <string.h>
 
-#include "cli/profile.h"
+#include "profile.h"
 #include "fuzz.h"
 
 static void

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "cli/diff.h"
+#include "diff.h"
 #include "unit-check.h"
 
 static void

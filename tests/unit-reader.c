@@ -1,21 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Table-driven tests of the profile reader (cli/profile.c): a valid member
+ * Table-driven tests of the profile reader (cli/profile/member.c): a valid member
  * round-trips with exact counts, and every kind of damage is refused
  * without a crash.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
-#include "cli/outside.h"
-#include "cli/profile.h"
+#include "cli.h"
+#include "outside.h"
+#include "run.h"
 
 /* Geometry of the minimal valid member built by make_valid(). */
 #define NBUCKETS     8
@@ -37,32 +36,12 @@
 #define GEN1	     (1ull << PROFRUN_PC_BITS)
 
 static int failures;
-static int messages;
 
-void
-cli_error(const char *fmt, ...)
+/* The CLI's messages, as comments in the test's output. */
+static void
+message(bool warning, const char *msg)
 {
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("# error: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	messages++;
-}
-
-void
-cli_warn(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("# warning: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	messages++;
+	fprintf(stderr, "# %s: %s\n", warning ? "warning" : "error", msg);
 }
 
 static void
@@ -660,6 +639,7 @@ main(void)
 {
 	char cmd[64];
 
+	cli_set_message_sink(message);
 	if (!mkdtemp(tmpdir))
 		return 99;
 	test_valid();

@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/utf8.h"
+#include "json.h"
+#include "utf8.h"
 #include "unit-check.h"
 
 #define R "\xef\xbf\xbd" /* U+FFFD */

@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: MIT */
+/* `profrun report`: print the profile of a finished (or cut short) run. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "formats.h"
+#include "options.h"
+#include "report.h"
+
+/* The help, around the list of formats (formats/table.c). */
+static const char report_usage_head[] =
+	"Usage: profrun report [OPTIONS] PROFILE...\n"
+	"\n"
+	"Print the flat profile of PROFILE, a run directory (one <pid>.prof\n"
+	"file per process) or a single member file.  Several PROFILEs are\n"
+	"added up as one.\n"
+	"\n"
+	"Options:\n"
+	"  --format FMT        output format (default: text):\n";
+static const char report_usage_tail[] =
+	"  -o, --output FILE   write to FILE instead of stdout\n"
+	"  --top N             show only the N hottest functions (and lines)\n"
+	"  --lines             also the profile by source line (file:line),\n"
+	"                      each line with the innermost function it\n"
+	"                      belongs to (an inlined helper's, not its caller's)\n"
+	"  --inline            split each function's samples among the\n"
+	"                      functions inlined into it, shown as\n"
+	"                      \"helper [inlined into caller]\"\n"
+	"  --by-process        one section per process instead of merging\n"
+	"  --by-thread         a table of each process's threads: samples,\n"
+	"                      share and CPU time, and names as the threads\n"
+	"                      set them\n"
+	"  --tid N             only the process of thread N, and only that\n"
+	"                      thread in the thread table (function rows stay\n"
+	"                      the process's: samples are counted per process)\n"
+	"  --module NAME       only the functions of module NAME (a path or a\n"
+	"                      file name: libc.so.6, [vdso], [unknown])\n"
+	"  --main-only         only the main executables, as before shared\n"
+	"                      libraries were attributed: the samples outside\n"
+	"                      them stay counted in the header\n" SYMBOL_OPTIONS_HELP
+	"  -h, --help          show this help\n"
+	"\n"
+	"Debug information is found in the binary, through .gnu_debuglink and\n"
+	"the build-id tree (/usr/lib/debug and each --debug-dir), and, when\n"
+	"DEBUGINFOD_URLS is set, from debuginfod servers.\n"
+	"\n"
+	"Samples in shared libraries are symbolized like the executable, from\n"
+	"the library file recorded at run time (a library updated since then\n"
+	"is reported by address); the vdso from its image in the profile;\n"
+	"what fell in no known module is one [unknown] entry.\n"
+	"\n"
+	"Exit status: 0 success, 1 unusable profile or binary, 64 usage error.\n";
+
+enum {
+	OPT_FORMAT = OPT_OWN,
+	OPT_TOP,
+	OPT_BY_PROCESS,
+	OPT_LINES,
+	OPT_INLINE,
+	OPT_MODULE,
+	OPT_MAIN_ONLY,
+	OPT_BY_THREAD,
+	OPT_TID,
+};
+
+/* -o FILE, or NULL for stdout. */
+static const char *report_output;
+
+static const struct option report_options[] = {
+	{"format", required_argument, NULL, OPT_FORMAT},
+	{"output", required_argument, NULL, 'o'},
+	{"top", required_argument, NULL, OPT_TOP},
+	{"by-process", no_argument, NULL, OPT_BY_PROCESS},
+	{"lines", no_argument, NULL, OPT_LINES},
+	{"inline", no_argument, NULL, OPT_INLINE},
+	{"module", required_argument, NULL, OPT_MODULE},
+	{"main-only", no_argument, NULL, OPT_MAIN_ONLY},
+	{"by-thread", no_argument, NULL, OPT_BY_THREAD},
+	{"tid", required_argument, NULL, OPT_TID},
+	SYMBOL_OPTIONS,
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+static void
+print_usage(void)
+{
+	const struct report_format *f;
+	size_t i;
+
+	fputs(report_usage_head, stdout);
+	for (i = 0; (f = report_format_at(i)) != NULL; i++)
+		printf("                        %-9s %s\n", f->name, f->what);
+	fputs(report_usage_tail, stdout);
+}
+
+/* The switch the option C turns on, or NULL when C takes a value. */
+static bool *
+option_flag(int c, struct report_opts *opts)
+{
+	switch (c) {
+	case OPT_BY_PROCESS:
+		return &opts->by_process;
+	case OPT_LINES:
+		return &opts->lines;
+	case OPT_INLINE:
+		return &opts->inlines;
+	case OPT_MAIN_ONLY:
+		return &opts->main_only;
+	case OPT_BY_THREAD:
+		return &opts->by_thread;
+	default:
+		return NULL;
+	}
+}
+
+/* Returns -1 to go on, or the exit status. */
+static int
+parse_option(int c, struct report_opts *opts)
+{
+	bool *flag = option_flag(c, opts);
+	long v;
+
+	if (flag) {
+		*flag = true;
+		return -1;
+	}
+	switch (c) {
+	case OPT_FORMAT:
+		if (!report_format_find(optarg))
+			return opt_usage_error("report", "unknown format",
+					       optarg);
+		opts->format = optarg;
+		return -1;
+	case OPT_TOP:
+		return opt_top("report", optarg, &opts->top);
+	case 'o':
+		report_output = optarg;
+		return -1;
+	case OPT_MODULE:
+		opts->module = optarg;
+		return -1;
+	case OPT_TID:
+		v = opt_number(optarg, 1, INT_MAX);
+		if (v < 0)
+			return opt_usage_error("report",
+					       "--tid needs a thread id, not",
+					       optarg);
+		opts->tid = v;
+		opts->by_thread = true;
+		return -1;
+	case 'h':
+		print_usage();
+		return EXIT_OK;
+	default:
+		return opt_usage_error("report", "unknown option", "?");
+	}
+}
+
+static int report_to_file(char *const *paths, size_t n,
+			  const struct report_opts *opts);
+
+int
+cmd_report(int argc, char **argv)
+{
+	struct report_opts opts = {.format = "text"};
+	int c, ret = -1;
+
+	optind = 0; /* full reset: main may have used getopt already */
+	opterr = 0;
+	report_output = NULL;
+	while (ret < 0 && (c = getopt_long(argc, argv, ":ho:", report_options,
+					   NULL)) != -1) {
+		ret = opt_shared("report", c, argv[optind - 1], &opts);
+		if (ret == -2)
+			ret = parse_option(c, &opts);
+	}
+	if (ret < 0 && optind == argc) {
+		cli_error(
+			"report: missing PROFILE (see profrun report --help)");
+		ret = EXIT_USAGE;
+	}
+	if (ret < 0)
+		ret = report_to_file(argv + optind, (size_t)(argc - optind),
+				     &opts);
+	opt_fini(&opts);
+	return ret;
+}
+
+/* Write the report to -o FILE, or stdout. */
+static int
+report_to_file(char *const *paths, size_t n, const struct report_opts *opts)
+{
+	FILE *out = stdout;
+	int ret;
+
+	if (report_output) {
+		out = fopen(report_output, "we");
+		if (!out) {
+			cli_error("%s: %s", report_output, strerror(errno));
+			return EXIT_FAIL;
+		}
+	}
+	ret = report_paths(paths, n, opts, out);
+	if (out != stdout && fclose(out) != 0 && ret == EXIT_OK) {
+		cli_error("%s: %s", report_output, strerror(errno));
+		ret = EXIT_FAIL;
+	}
+	if (ret != EXIT_OK && out != stdout)
+		unlink(report_output);
+	return ret;
+}
+
+int
+report_path(const char *path, const struct report_opts *opts, FILE *out)
+{
+	char *paths[1] = {(char *)path};
+
+	return report_paths(paths, 1, opts, out);
+}
+
+int
+report_paths(char *const *paths, size_t n, const struct report_opts *opts,
+	     FILE *out)
+{
+	struct run run;
+	struct report r;
+	int ret;
+
+	if (run_load_many(paths, n, &run))
+		return EXIT_FAIL;
+	if (report_build(&r, &run, opts)) {
+		run_fini(&run);
+		return EXIT_FAIL;
+	}
+	ret = report_write(&r, opts->format, out);
+	if (ret && ferror(out))
+		cli_error("%s: cannot write the report", run.path);
+	report_fini(&r);
+	run_fini(&run);
+	return ret ? EXIT_FAIL : EXIT_OK;
+}

@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * BASE and NEW of `profrun diff`: a profile (symbolized now, as `profrun
+ * report` does) or a JSON report (schema profrun-report/1, read with
+ * json-c), reduced to functions with samples and the total.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "array.h"
+#include "diff.h"
+#include "report.h"
+
+#define REPORT_SCHEMA "profrun-report/1"
+
+int
+diff_side_add(struct diff_side *s, const char *name, const char *module,
+	      uint64_t samples)
+{
+	struct diff_fn *v;
+
+	if (ARRAY_GROW(s->fns, s->cap, s->n, 64))
+		return -1;
+	v = &s->fns[s->n];
+	v->name = strdup(name);
+	v->module = module ? strdup(module) : NULL;
+	v->samples = samples;
+	if (!v->name || (module && !v->module)) {
+		free(v->name);
+		free(v->module);
+		return -1;
+	}
+	s->n++;
+	return 0;
+}
+
+void
+diff_side_fini(struct diff_side *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		free(s->fns[i].name);
+		free(s->fns[i].module);
+	}
+	free(s->fns);
+	memset(s, 0, sizeof(*s));
+}
+
+static int
+side_error(const struct diff_side *s, const char *what)
+{
+	cli_error("diff: %s: %s", s->path, what);
+	return -1;
+}
+
+/* ---------------------------------------------------------------- profiles */
+
+static int
+load_profile(struct diff_side *s, const struct diff_opts *opts)
+{
+	struct report_opts ro = {.format = "text", .force = opts->force};
+	struct run run;
+	struct report r;
+	size_t i;
+	int ret = 0;
+
+	if (run_load(s->path, &run))
+		return -1;
+	if (report_build(&r, &run, &ro)) {
+		run_fini(&run);
+		return -1;
+	}
+	s->total = r.total;
+	for (i = 0; i < r.funcs.n && ret == 0; i++)
+		ret = diff_side_add(s, r.funcs.v[i].name,
+				    module_display(r.funcs.v[i].module),
+				    r.funcs.v[i].samples);
+	/* the functions include the libraries' and [unknown]: they add up
+	 * to the total */
+	report_fini(&r);
+	run_fini(&run);
+	return ret ? side_error(s, "out of memory") : 0;
+}
+
+/* ---------------------------------------------------------------- JSON */
+
+/* The non-negative integer KEY of O, or -1 (missing or of another type). */
+static int64_t
+json_count(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, json_type_int))
+		return -1;
+	return json_object_get_int64(v);
+}
+
+static int
+check_schema(const struct diff_side *s, json_object *root)
+{
+	json_object *v;
+	const char *schema;
+	char buf[256];
+
+	if (!json_object_is_type(root, json_type_object) ||
+	    !json_object_object_get_ex(root, "schema", &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return side_error(s,
+				  "not a profrun JSON report (no \"schema\")");
+	schema = json_object_get_string(v);
+	if (strcmp(schema, REPORT_SCHEMA) == 0)
+		return 0;
+	snprintf(
+		buf, sizeof(buf),
+		"schema \"%.100s\" is not supported (this profrun reads " REPORT_SCHEMA
+		"; regenerate the baseline with 'profrun report --format json')",
+		schema);
+	return side_error(s, buf);
+}
+
+static int
+json_function(struct diff_side *s, json_object *f, uint64_t *sum)
+{
+	json_object *name, *module;
+	int64_t n = json_count(f, "samples");
+
+	if (!json_object_is_type(f, json_type_object) || n < 0 ||
+	    !json_object_object_get_ex(f, "name", &name) ||
+	    !json_object_is_type(name, json_type_string))
+		return side_error(s, "a function without a name or samples");
+	if (!json_object_object_get_ex(f, "module", &module) ||
+	    !json_object_is_type(module, json_type_string))
+		module = NULL;
+	if ((uint64_t)n > s->total - *sum) /* *sum <= total: no overflow */
+		return side_error(s, "samples do not add up to samples.total");
+	*sum += (uint64_t)n;
+	if (diff_side_add(
+		    s, json_object_get_string(name),
+		    module ? module_display(json_object_get_string(module))
+			   : NULL,
+		    (uint64_t)n))
+		return side_error(s, "out of memory");
+	return 0;
+}
+
+/* Samples not in the listed functions: left out by --top, or outside (in
+ * reports without the split of samples.outside, which list the main
+ * executables' functions only). */
+static int
+json_rest(struct diff_side *s, json_object *root, json_object *samples,
+	  uint64_t listed)
+{
+	json_object *omitted;
+	int64_t outside = json_count(samples, "outside"), left = 0;
+
+	if (json_object_object_get_ex(samples, "libraries", NULL))
+		outside = 0; /* listed among the functions */
+
+	if (json_object_object_get_ex(root, "omitted", &omitted))
+		left = json_count(omitted, "samples");
+	if (outside < 0 || left < 0 || (uint64_t)outside > s->total - listed ||
+	    (uint64_t)left > s->total - listed - (uint64_t)outside)
+		return side_error(s, "samples do not add up to samples.total");
+	if (left > 0)
+		cli_warn(
+			"diff: %s lists only the top functions; the others are compared as one",
+			s->path);
+	if ((left > 0 &&
+	     diff_side_add(s, DIFF_OMITTED, NULL, (uint64_t)left)) ||
+	    (outside > 0 &&
+	     diff_side_add(s, DIFF_OUTSIDE, NULL, (uint64_t)outside)))
+		return side_error(s, "out of memory");
+	return 0;
+}
+
+static int
+load_json_object(struct diff_side *s, json_object *root)
+{
+	json_object *samples, *funcs;
+	uint64_t listed = 0;
+	int64_t total;
+	size_t i, n;
+
+	if (check_schema(s, root))
+		return -1;
+	if (!json_object_object_get_ex(root, "samples", &samples) ||
+	    (total = json_count(samples, "total")) < 0 ||
+	    !json_object_object_get_ex(root, "functions", &funcs) ||
+	    !json_object_is_type(funcs, json_type_array))
+		return side_error(
+			s, "a report without samples.total or functions");
+	s->total = (uint64_t)total;
+	n = json_object_array_length(funcs);
+	for (i = 0; i < n; i++)
+		if (json_function(s, json_object_array_get_idx(funcs, i),
+				  &listed))
+			return -1;
+	return json_rest(s, root, samples, listed);
+}
+
+static int
+load_json(struct diff_side *s)
+{
+	enum json_tokener_error jerr = json_tokener_success;
+	json_object *root;
+	char buf[256];
+	int ret;
+
+	root = json_object_from_file(s->path);
+	if (!root) {
+		snprintf(buf, sizeof(buf), "not valid JSON (%s)",
+			 json_util_get_last_err()
+				 ? json_util_get_last_err()
+				 : json_tokener_error_desc(jerr));
+		buf[strcspn(buf, "\n")] = '\0';
+		return side_error(s, buf);
+	}
+	ret = load_json_object(s, root);
+	json_object_put(root);
+	return ret;
+}
+
+int
+diff_side_parse_json(struct diff_side *s, const char *path, const char *text,
+		     size_t len)
+{
+	json_tokener *tok = len <= INT_MAX ? json_tokener_new() : NULL;
+	json_object *root = NULL;
+	const char *why = len > INT_MAX ? "too large" : "out of memory";
+	char buf[256];
+	int ret = -1;
+
+	memset(s, 0, sizeof(*s));
+	s->path = path;
+	s->from_json = true;
+	if (tok) {
+		root = json_tokener_parse_ex(tok, text, (int)len);
+		if (json_tokener_get_error(tok) != json_tokener_success) {
+			why = json_tokener_error_desc(
+				json_tokener_get_error(tok));
+			json_object_put(root);
+			root = NULL;
+		}
+		json_tokener_free(tok);
+	}
+	if (root) {
+		ret = load_json_object(s, root);
+		json_object_put(root);
+	} else {
+		snprintf(buf, sizeof(buf), "not valid JSON (%s)", why);
+		side_error(s, buf);
+	}
+	if (ret != 0) {
+		diff_side_fini(s);
+		s->path = path;
+	}
+	return ret;
+}
+
+/* A JSON report: a regular file whose first non-blank byte is '{' or '['
+ * or whose name ends in .json. */
+static bool
+looks_like_json(const char *path)
+{
+	struct stat st;
+	size_t len = strlen(path);
+	FILE *f;
+	int c;
+
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return false;
+	if (len > 5 && strcmp(path + len - 5, ".json") == 0)
+		return true;
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	do
+		c = fgetc(f);
+	while (c == ' ' || c == '\t' || c == '\n' || c == '\r');
+	fclose(f);
+	return c == '{' || c == '[';
+}
+
+int
+diff_side_load(struct diff_side *s, const char *path,
+	       const struct diff_opts *opts)
+{
+	memset(s, 0, sizeof(*s));
+	s->path = path;
+	s->from_json = looks_like_json(path);
+	if ((s->from_json ? load_json(s) : load_profile(s, opts)) == 0)
+		return 0;
+	diff_side_fini(s);
+	s->path = path;
+	return -1;
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* The output formats of a report: one file each (formats/NAME.c defines
+ * format_NAME), listed once in formats/table.c. */
+#ifndef PROFRUN_CLI_FORMATS_H
+#define PROFRUN_CLI_FORMATS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "report.h"
+
+struct report_format {
+	const char *name; /* of --format */
+	const char *what; /* what it is for, one line of --help */
+	/* R in this format to OUT; 0, or -1 after an error message (OUT's
+	 * write errors are report_write's to check) */
+	int (*write)(const struct report *r, FILE *out);
+	bool binary; /* never written to a terminal */
+};
+
+/* Defines the format ID, "ID" in --format, in formats/ID.c: its row of
+ * the table of formats (formats/table.c) refers to format_ID. */
+#define REPORT_FORMAT(id, what_, write_, binary_)                              \
+	const struct report_format format_##id = {#id, what_, write_, binary_}
+
+/* The format called NAME, or NULL. */
+const struct report_format *report_format_find(const char *name);
+
+/* The formats in the order of the table (text, the default, first), for
+ * --help: the Ith, or NULL past the last. */
+const struct report_format *report_format_at(size_t i);
+
+/* Write R in FORMAT to OUT; 0 or -1 (after an error message, except for
+ * write errors, which the caller reports). */
+int report_write(const struct report *r, const char *format, FILE *out);
+
+/* Markdown-safe copy of S for a table cell ('|' escaped, backticks
+ * replaced), written to OUT. */
+void markdown_cell(FILE *out, const char *s);
+
+#endif /* PROFRUN_CLI_FORMATS_H */

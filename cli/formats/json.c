@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The JSON report ("profrun-report/1").  Output is deterministic: keys in
+ * a fixed order, decimals rounded, no timestamps.
+ */
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "formats.h"
+#include "json.h"
+
+static json_object *
+json_fixed(double v, int decimals)
+{
+	double scale = pow(10, decimals);
+
+	return json_decimal(round(v * scale) / scale, decimals);
+}
+
+static json_object *
+json_string_or_null(const char *s)
+{
+	return s && s[0] ? json_utf8_string(s) : NULL;
+}
+
+/* F's source file and line, null when unknown. */
+static void
+add_place(json_object *o, const struct func *f)
+{
+	json_object_object_add(o, "file", json_string_or_null(f->file));
+	json_object_object_add(
+		o, "line",
+		f->file && f->line > 0 ? json_object_new_int(f->line) : NULL);
+}
+
+/* F's symbol, module and samples, as a share of TOTAL too. */
+static void
+add_counts(json_object *o, const struct func *f, uint64_t total)
+{
+	double pct = total ? 100.0 * (double)f->samples / (double)total : 0;
+
+	json_add_string(o, "symbol", f->symbol);
+	json_add_string(o, "module", f->module);
+	json_add_u64(o, "samples", f->samples);
+	json_object_object_add(o, "percent", json_fixed(pct, 2));
+	json_add_u64(o, "kernel_samples", f->kernel);
+}
+
+static json_object *
+json_function(const struct func *f, uint64_t total)
+{
+	json_object *o = json_object_new_object();
+
+	json_add_string(o, "name", f->name);
+	add_counts(o, f, total);
+	add_place(o, f);
+	if (f->caller)
+		json_add_string(o, "inlined_into", f->caller);
+	return o;
+}
+
+/* One source line (--lines): where, the innermost function, samples. */
+static json_object *
+json_line(const struct func *f, uint64_t total)
+{
+	json_object *o = json_object_new_object();
+
+	add_place(o, f);
+	json_add_string(o, "function", f->name);
+	add_counts(o, f, total);
+	return o;
+}
+
+/* The entries of L, at most TOP of them (0: all), made by FN. */
+static json_object *
+json_entries(const struct func_list *l, uint64_t total, int top,
+	     json_object *(*fn)(const struct func *f, uint64_t total))
+{
+	json_object *a = json_object_new_array();
+	size_t i, n = l->n;
+
+	if (top > 0 && (size_t)top < n)
+		n = (size_t)top;
+	for (i = 0; i < n; i++)
+		json_object_array_add(a, fn(&l->v[i], total));
+	return a;
+}
+
+static json_object *
+json_functions(const struct func_list *l, uint64_t total, int top)
+{
+	return json_entries(l, total, top, json_function);
+}
+
+static json_object *
+json_lines(const struct func_list *l, uint64_t total, int top)
+{
+	return json_entries(l, total, top, json_line);
+}
+
+/* With --top: what the list leaves out, so nothing goes unaccounted. */
+static json_object *
+json_omitted(const struct func_list *l, int top)
+{
+	json_object *o;
+	uint64_t samples = 0;
+	size_t i;
+
+	if (top <= 0 || (size_t)top >= l->n)
+		return NULL;
+	for (i = (size_t)top; i < l->n; i++)
+		samples += l->v[i].samples;
+	o = json_object_new_object();
+	json_add_u64(o, "functions", l->n - (size_t)top);
+	json_add_u64(o, "samples", samples);
+	return o;
+}
+
+/* A process's CPU time: while profiled, before, and not covered by a
+ * timer of ours (null when unknown). */
+static void
+json_cpu(json_object *o, const struct profile *p)
+{
+	double cpu = profile_cpu_seconds(p);
+
+	json_object_object_add(o, "cpu_seconds",
+			       cpu >= 0 ? json_fixed(cpu, 3) : NULL);
+	json_object_object_add(
+		o, "cpu_startup_seconds",
+		json_fixed((double)p->hdr.cpu_start_ns / 1e9, 3));
+	json_object_object_add(
+		o, "cpu_unsampled_seconds",
+		cpu >= 0 && p->has_threads
+			? json_fixed(profile_unsampled_seconds(p), 3)
+			: NULL);
+}
+
+/* The threads of P, in the order they started; the ones that found no
+ * record of their own as one entry with tid null. */
+static json_object *
+json_threads(const struct profile *p)
+{
+	json_object *a = json_object_new_array(), *t;
+
+	for (size_t i = 0; i < p->nthreads; i++) {
+		const struct profile_thread *th = &p->threads[i];
+
+		t = json_object_new_object();
+		json_object_object_add(
+			t, "tid",
+			th->tid > 0 ? json_object_new_int(th->tid) : NULL);
+		json_add_string(t, "name", th->name);
+		json_add_u64(t, "samples", th->samples);
+		json_object_object_add(t, "cpu_seconds",
+				       json_fixed((double)th->cpu_ns / 1e9, 3));
+		json_object_object_add(
+			t, "main",
+			json_object_new_boolean(th->flags &
+						PROFRUN_THREAD_MAIN));
+		json_object_array_add(a, t);
+	}
+	return a;
+}
+
+static json_object *
+json_process(const struct report *r, const struct proc *pr)
+{
+	const struct profile *p = pr->p;
+	json_object *o = json_object_new_object();
+	bool exited =
+		p->hdr.state == PROFRUN_STATE_EXITED && p->hdr.exit_code >= 0;
+
+	json_object_object_add(o, "pid", json_object_new_int(p->hdr.pid));
+	json_object_object_add(o, "ppid", json_object_new_int(p->hdr.ppid));
+	json_add_string(o, "exe", p->exe);
+	json_object_object_add(o, "build_id", json_string_or_null(p->build_id));
+	json_add_u64(o, "samples", p->main + p->outside);
+	json_object_object_add(o, "complete",
+			       json_object_new_boolean(profile_complete(p)));
+	json_object_object_add(o, "exit",
+			       exited ? json_object_new_int(p->hdr.exit_code)
+				      : NULL);
+	json_object_object_add(o, "stopped_early",
+			       json_string_or_null(report_stop_why(p)));
+	json_cpu(o, p);
+	if (p->has_threads)
+		json_object_object_add(o, "threads", json_threads(p));
+	if (r->opts->by_process)
+		json_object_object_add(o, "functions",
+				       json_functions(&pr->funcs,
+						      p->main + p->outside,
+						      r->opts->top));
+	if (r->opts->by_process && r->opts->lines)
+		json_object_object_add(o, "lines",
+				       json_lines(&pr->lines,
+						  p->main + p->outside,
+						  r->opts->top));
+	return o;
+}
+
+/* The run by executable: CPU time as the kernel counted it, samples. */
+static json_object *
+json_executables(const struct report *r)
+{
+	json_object *a = json_object_new_array(), *e;
+
+	for (size_t i = 0; i < r->nexes; i++) {
+		const struct exe_total *x = &r->exes[i];
+
+		e = json_object_new_object();
+		json_object_object_add(e, "exe", json_utf8_string(x->exe));
+		json_object_object_add(e, "processes",
+				       json_object_new_uint64(x->processes));
+		json_object_object_add(e, "cpu_seconds", json_fixed(x->cpu, 3));
+		json_object_object_add(
+			e, "cpu_percent",
+			json_fixed(r->cpu_known > 0 ? 100.0 * x->cpu / r->cpu_known
+						    : 0.0,
+				   2));
+		json_object_object_add(e, "samples",
+				       json_object_new_uint64(x->samples));
+		json_object_object_add(
+			e, "percent", json_fixed(report_percent(r, x->samples), 2));
+		json_object_array_add(a, e);
+	}
+	return a;
+}
+
+/* Samples per module ("[vdso]", "[unknown]" included), before --module. */
+static json_object *
+json_modules(const struct report *r)
+{
+	json_object *a = json_object_new_array(), *m;
+	size_t i;
+
+	for (i = 0; i < r->nmods; i++) {
+		m = json_object_new_object();
+		json_add_string(m, "module", r->mods[i].module);
+		json_add_u64(m, "samples", r->mods[i].samples);
+		json_object_object_add(
+			m, "percent",
+			json_fixed(report_percent(r, r->mods[i].samples), 2));
+		json_object_array_add(a, m);
+	}
+	return a;
+}
+
+static json_object *
+json_report(const struct report *r)
+{
+	json_object *o = json_object_new_object();
+	json_object *s = json_object_new_object();
+	json_object *procs = json_object_new_array();
+	size_t i;
+
+	json_object_object_add(o, "schema",
+			       json_object_new_string("profrun-report/1"));
+	json_add_u64(s, "total", r->total);
+	json_add_u64(s, "main", r->main);
+	json_add_u64(s, "outside", r->outside);
+	json_add_u64(s, "kernel", r->kernel);
+	if (!r->opts->main_only) {
+		json_add_u64(s, "libraries", r->in_libs);
+		json_add_u64(s, "vdso", r->in_vdso);
+		json_add_u64(s, "unknown", r->in_unknown);
+	}
+	json_object_object_add(o, "samples", s);
+	json_object_object_add(o, "modules", json_modules(r));
+	json_object_object_add(o, "rate_hz", json_fixed(r->rate_hz, 2));
+	json_object_object_add(
+		o, "cpu_seconds",
+		r->cpu_seconds >= 0 ? json_fixed(r->cpu_seconds, 3) : NULL);
+	json_object_object_add(o, "cpu_startup_seconds",
+			       json_fixed(r->cpu_startup, 3));
+	json_object_object_add(o, "cpu_unsampled_seconds",
+			       r->threaded && r->cpu_seconds >= 0
+				       ? json_fixed(r->cpu_unsampled, 3)
+				       : NULL);
+	json_object_object_add(o, "complete",
+			       json_object_new_boolean(r->complete));
+	for (i = 0; i < r->nprocs; i++)
+		json_object_array_add(procs, json_process(r, &r->procs[i]));
+	json_object_object_add(o, "processes", procs);
+	json_object_object_add(o, "executables", json_executables(r));
+	json_object_object_add(
+		o, "functions",
+		json_functions(&r->funcs, r->total, r->opts->top));
+	if (r->opts->lines)
+		json_object_object_add(
+			o, "lines",
+			json_lines(&r->lines, r->total, r->opts->top));
+	if (r->opts->top > 0 && (size_t)r->opts->top < r->funcs.n)
+		json_object_object_add(o, "omitted",
+				       json_omitted(&r->funcs, r->opts->top));
+	return o;
+}
+
+static int
+report_json(const struct report *r, FILE *out)
+{
+	json_print(json_report(r), out);
+	return 0;
+}
+
+REPORT_FORMAT(json, "schema profrun-report/1", report_json, false);

@@ -1,0 +1,402 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pprof export: a gzipped profile.proto (github.com/google/pprof,
+ * proto/profile.proto) that pprof, go tool pprof, Grafana Pyroscope and
+ * Parca read.
+ *
+ * Sample types samples/count and cpu/nanoseconds, period type
+ * cpu/nanoseconds with period 1e9 / rate.  One mapping per executable
+ * image (runtime text range, file offset, path, build-id), one location
+ * per sampled bucket (its runtime address, function and source line), one
+ * function per (name, file).  Each shared library and the vdso is a
+ * mapping too (its executable range as the first process that sampled it
+ * had it loaded), one location per sampled PC; what no module holds is one
+ * location without a mapping, "[unknown]" (with --main-only, all outside
+ * samples are, as "[outside the executable]"), so pprof's shares are
+ * profrun's.  No timestamps: the same profile gives the same bytes.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "formats.h"
+#include "image.h"
+#include "outside.h"
+#include "pprof-encode.h"
+
+/* profile.proto field numbers */
+enum {
+	PROFILE_SAMPLE_TYPE = 1,
+	PROFILE_SAMPLE = 2,
+	PROFILE_MAPPING = 3,
+	PROFILE_LOCATION = 4,
+	PROFILE_FUNCTION = 5,
+	PROFILE_STRINGS = 6,
+	PROFILE_PERIOD_TYPE = 11,
+	PROFILE_PERIOD = 12,
+	VALUETYPE_TYPE = 1,
+	VALUETYPE_UNIT = 2,
+	SAMPLE_LOCATION = 1,
+	SAMPLE_VALUE = 2,
+	MAPPING_ID = 1,
+	MAPPING_START = 2,
+	MAPPING_LIMIT = 3,
+	MAPPING_OFFSET = 4,
+	MAPPING_FILENAME = 5,
+	MAPPING_BUILD_ID = 6,
+	MAPPING_HAS_FUNCTIONS = 7,
+	MAPPING_HAS_FILENAMES = 8,
+	MAPPING_HAS_LINES = 9,
+	LOCATION_ID = 1,
+	LOCATION_MAPPING = 2,
+	LOCATION_ADDRESS = 3,
+	LOCATION_LINE = 4,
+	LINE_FUNCTION = 1,
+	LINE_LINE = 2,
+	FUNCTION_ID = 1,
+	FUNCTION_NAME = 2,
+	FUNCTION_SYSTEM_NAME = 3,
+	FUNCTION_FILENAME = 4,
+	FUNCTION_START_LINE = 5,
+};
+
+struct pprof {
+	const struct report *r;
+	struct symbolizer *sz;
+	struct strtab strings;
+	struct strtab fkeys; /* "name\1file" of each function, index = id */
+	struct pbuf samples, mappings, locations, functions;
+	uint64_t period;
+	uint64_t nlocations;
+	int err;
+};
+
+/* File offset of link-time ADDR in EXE's loadable segments, or 0. */
+static uint64_t
+file_offset(const char *exe, uint64_t addr)
+{
+	int fd = open(exe, O_RDONLY | O_CLOEXEC);
+	uint64_t off = 0;
+	GElf_Phdr ph;
+	size_t i, n;
+	Elf *elf;
+
+	if (fd < 0)
+		return 0;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && elf_getphdrnum(elf, &n) == 0) {
+		for (i = 0; i < n; i++) {
+			if (!gelf_getphdr(elf, (int)i, &ph) ||
+			    ph.p_type != PT_LOAD || addr < ph.p_vaddr ||
+			    addr >= ph.p_vaddr + ph.p_memsz)
+				continue;
+			off = addr - ph.p_vaddr + ph.p_offset;
+			break;
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return off;
+}
+
+static void
+value_type(struct pprof *pp, struct pbuf *b, int num, const char *type,
+	   const char *unit)
+{
+	struct pbuf v = {0};
+
+	pb_uint(&v, VALUETYPE_TYPE, strtab_index(&pp->strings, type));
+	pb_uint(&v, VALUETYPE_UNIT, strtab_index(&pp->strings, unit));
+	pb_message(b, num, &v);
+	pbuf_fini(&v);
+}
+
+/* The id of function (NAME, FILE), added on first use. */
+static uint64_t
+function_id(struct pprof *pp, const struct func *f)
+{
+	struct pbuf b = {0};
+	size_t before = pp->fkeys.n;
+	uint64_t id;
+	char *key;
+
+	if (asprintf(&key, "%s\1%s", f->name, f->file ? f->file : "") < 0) {
+		pp->err = -1;
+		return 0;
+	}
+	id = strtab_index(&pp->fkeys, key);
+	free(key);
+	if (pp->fkeys.n == before)
+		return id;
+	pb_uint(&b, FUNCTION_ID, id);
+	pb_uint(&b, FUNCTION_NAME, strtab_index(&pp->strings, f->name));
+	pb_uint(&b, FUNCTION_SYSTEM_NAME,
+		strtab_index(&pp->strings, f->symbol));
+	if (f->file)
+		pb_uint(&b, FUNCTION_FILENAME,
+			strtab_index(&pp->strings, f->file));
+	pb_uint(&b, FUNCTION_START_LINE, f->file && f->line > 0 ? f->line : 0);
+	pb_message(&pp->functions, PROFILE_FUNCTION, &b);
+	pbuf_fini(&b);
+	return id;
+}
+
+static void
+add_sample(struct pprof *pp, uint64_t location, uint64_t count)
+{
+	struct pbuf b = {0};
+	uint64_t values[2] = {count, count * pp->period};
+
+	pb_packed(&b, SAMPLE_LOCATION, &location, 1);
+	pb_packed(&b, SAMPLE_VALUE, values, 2);
+	pb_message(&pp->samples, PROFILE_SAMPLE, &b);
+	pbuf_fini(&b);
+}
+
+/* A location at runtime ADDRESS in MAPPING (0: none) for function F at
+ * LINE; returns its id. */
+static uint64_t
+add_location(struct pprof *pp, uint64_t mapping, uint64_t address,
+	     const struct func *f, int line)
+{
+	struct pbuf b = {0}, l = {0};
+	uint64_t id = ++pp->nlocations;
+
+	pb_uint(&l, LINE_FUNCTION, function_id(pp, f));
+	pb_uint(&l, LINE_LINE, line > 0 ? (uint64_t)line : 0);
+	pb_uint(&b, LOCATION_ID, id);
+	pb_uint(&b, LOCATION_MAPPING, mapping);
+	pb_uint(&b, LOCATION_ADDRESS, address);
+	pb_message(&b, LOCATION_LINE, &l);
+	pb_message(&pp->locations, PROFILE_LOCATION, &b);
+	pbuf_fini(&l);
+	pbuf_fini(&b);
+	return id;
+}
+
+/* The line of link-time ADDR when it lies in F's own file (an address of
+ * inlined code in another file gets F's first line). */
+static int
+location_line(struct pprof *pp, const struct profile *p, const struct func *f,
+	      uint64_t addr)
+{
+	char *file;
+	int line;
+
+	if (!f->file)
+		return 0;
+	if (symbolize_source(pp->sz, p, addr, &file, &line)) {
+		pp->err = -1;
+		return 0;
+	}
+	if (!file || strcmp(file, f->file) != 0)
+		line = f->line;
+	free(file);
+	return line;
+}
+
+/* Mapping ID: link-time [START, END) of FILE (build-id BUILD_ID) loaded
+ * with BIAS. */
+struct map {
+	const char *file, *build_id;
+	uint64_t start, end, bias;
+	bool on_disk; /* FILE can be opened for its file offset */
+};
+
+static void
+add_mapping(struct pprof *pp, const struct map *m, uint64_t id)
+{
+	struct pbuf b = {0};
+
+	pb_uint(&b, MAPPING_ID, id);
+	pb_uint(&b, MAPPING_START, m->start + m->bias);
+	pb_uint(&b, MAPPING_LIMIT, m->end + m->bias);
+	pb_uint(&b, MAPPING_OFFSET,
+		m->on_disk ? file_offset(m->file, m->start) : 0);
+	pb_uint(&b, MAPPING_FILENAME, strtab_index(&pp->strings, m->file));
+	pb_uint(&b, MAPPING_BUILD_ID, strtab_index(&pp->strings, m->build_id));
+	pb_uint(&b, MAPPING_HAS_FUNCTIONS, 1);
+	pb_uint(&b, MAPPING_HAS_FILENAMES, 1);
+	pb_uint(&b, MAPPING_HAS_LINES, 1);
+	pb_message(&pp->mappings, PROFILE_MAPPING, &b);
+	pbuf_fini(&b);
+}
+
+/* One location and sample per sampled bucket of IM.  symbolize() emits
+ * its entries in address order, each covering consecutive samples, so
+ * replaying the counts pairs every bucket with its function. */
+static int
+add_image(struct pprof *pp, const struct image *im, uint64_t mapping)
+{
+	struct func_list funcs = {0};
+	const struct profile_sample *s;
+	uint64_t left = 0, loc;
+	size_t i, k = 0;
+
+	const struct profrun_header *h = &im->ref->hdr;
+	struct map m = {im->ref->exe, im->ref->build_id, h->text_start,
+			h->text_end,  h->load_bias,	 true};
+
+	add_mapping(pp, &m, mapping);
+	if (symbolize(pp->sz, im->ref, im->samples, im->n, &funcs, NULL))
+		return -1;
+	for (i = 0; i < im->n && pp->err == 0; i++) {
+		s = &im->samples[i];
+		if (left == 0)
+			left = funcs.v[k++].samples;
+		left -= s->count;
+		loc = add_location(
+			pp, mapping, s->addr + im->ref->hdr.load_bias,
+			&funcs.v[k - 1],
+			location_line(pp, im->ref, &funcs.v[k - 1], s->addr));
+		add_sample(pp, loc, s->count);
+	}
+	func_list_fini(&funcs);
+	return pp->err;
+}
+
+/* One location and sample per sampled PC of library L, in mapping ID. */
+static int
+add_lib(struct pprof *pp, struct lib *l, uint64_t id)
+{
+	struct func_list funcs = {0};
+	struct map m = {l->obj.name,	  l->obj.build_id, l->start - l->bias,
+			l->end - l->bias, l->bias,	   !l->obj.image};
+	uint64_t left = 0, loc;
+	size_t i, k = 0;
+
+	add_mapping(pp, &m, id);
+	l->n = samples_sum_sorted(l->samples, l->n);
+	if (symbolize_object(pp->sz, &l->obj, l->samples, l->n, &funcs, NULL))
+		return -1;
+	for (i = 0; i < l->n; i++) {
+		if (left == 0)
+			left = funcs.v[k++].samples;
+		left -= l->samples[i].count;
+		loc = add_location(pp, id, l->samples[i].addr + l->bias,
+				   &funcs.v[k - 1], funcs.v[k - 1].line);
+		add_sample(pp, loc, l->samples[i].count);
+	}
+	func_list_fini(&funcs);
+	return 0;
+}
+
+/* A location without a mapping for N samples. */
+static void
+add_unmapped(struct pprof *pp, const char *name, uint64_t n)
+{
+	struct func f = {.name = (char *)name, .symbol = (char *)name};
+
+	if (n > 0)
+		add_sample(pp, add_location(pp, 0, 0, &f, 0), n);
+}
+
+/* The samples outside the executables: a mapping per library after the
+ * NEXT - 1 mappings of the executables. */
+static int
+add_outside(struct pprof *pp, uint64_t next)
+{
+	const struct report *r = pp->r;
+	struct lib_set set = {0};
+	size_t i;
+	int ret = 0;
+
+	if (r->opts->main_only) {
+		add_unmapped(pp, "[outside the executable]", r->outside);
+		return 0;
+	}
+	for (i = 0; i < r->nprocs && ret == 0; i++)
+		ret = lib_set_add(&set, r->procs[i].p);
+	for (i = 0; i < set.n && ret == 0; i++)
+		ret = add_lib(pp, &set.v[i], next + i);
+	if (ret == 0)
+		add_unmapped(pp, OUTSIDE_UNKNOWN,
+			     set.unknown + set.lost + set.unrecorded);
+	lib_set_fini(&set);
+	return ret;
+}
+
+/* The Profile message, fields in number order. */
+static void
+encode(struct pprof *pp, struct pbuf *out)
+{
+	struct pbuf head = {0}, tail = {0};
+
+	value_type(pp, &head, PROFILE_SAMPLE_TYPE, "samples", "count");
+	value_type(pp, &head, PROFILE_SAMPLE_TYPE, "cpu", "nanoseconds");
+	value_type(pp, &tail, PROFILE_PERIOD_TYPE, "cpu", "nanoseconds");
+	pb_uint(&tail, PROFILE_PERIOD, pp->period);
+	pb_append(out, &head);
+	pb_append(out, &pp->samples);
+	pb_append(out, &pp->mappings);
+	pb_append(out, &pp->locations);
+	pb_append(out, &pp->functions);
+	strtab_encode(&pp->strings, out, PROFILE_STRINGS);
+	pb_append(out, &tail);
+	pbuf_fini(&head);
+	pbuf_fini(&tail);
+}
+
+static int
+pprof_build(struct pprof *pp, struct pbuf *raw)
+{
+	struct image_set set;
+	size_t i;
+
+	if (image_set_of_report(&set, pp->r))
+		return -1;
+	for (i = 0; i < set.n && pp->err == 0; i++)
+		pp->err = add_image(pp, &set.v[i], i + 1);
+	if (pp->err == 0 && add_outside(pp, set.n + 1))
+		pp->err = -1;
+	image_set_fini(&set);
+	if (pp->err)
+		return -1;
+	encode(pp, raw);
+	if (raw->oom || pp->strings.oom || pp->fkeys.oom) {
+		cli_error("%s: out of memory", pp->r->run->path);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+export_pprof(const struct report *r, FILE *out)
+{
+	struct pprof pp = {.r = r};
+	struct pbuf raw = {0}, gz = {0};
+	struct sym_opts so;
+	int ret;
+
+	pp.period = (uint64_t)(1e9 / (r->rate_hz > 0 ? r->rate_hz : 100) + 0.5);
+	strtab_init(&pp.strings);
+	strtab_init(&pp.fkeys);
+	so = report_sym_opts(r->opts);
+	so.inlines = so.lines = false; /* one function per address */
+	pp.sz = symbolizer_new(&so);
+	ret = pp.sz ? pprof_build(&pp, &raw) : -1;
+	if (ret == 0 && gzip_buffer(&raw, &gz)) {
+		cli_error("%s: cannot compress the profile", r->run->path);
+		ret = -1;
+	}
+	if (ret == 0)
+		fwrite(gz.d, 1, gz.n, out);
+	symbolizer_free(pp.sz);
+	strtab_fini(&pp.strings);
+	strtab_fini(&pp.fkeys);
+	pbuf_fini(&pp.samples);
+	pbuf_fini(&pp.mappings);
+	pbuf_fini(&pp.locations);
+	pbuf_fini(&pp.functions);
+	pbuf_fini(&raw);
+	pbuf_fini(&gz);
+	return ret;
+}
+
+REPORT_FORMAT(pprof, "gzipped profile.proto for pprof", export_pprof, true);

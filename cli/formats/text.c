@@ -1,0 +1,451 @@
+/* SPDX-License-Identifier: MIT */
+/* The text report: a short header, then a flat profile table. */
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "formats.h"
+#include "text.h"
+
+#define NAME_WIDTH_MAX 40
+
+/* Effective rate below this share of the armed rate is worth a line. */
+#define RATE_SHORTFALL 0.75
+/* ... but only with enough CPU time for the shortfall to mean something. */
+#define RATE_MIN_CPU 0.2
+
+struct line_ctx {
+	FILE *out;
+	const char *prefix;
+};
+
+static void
+print_problem(void *ctx, const char *line)
+{
+	struct line_ctx *c = ctx;
+
+	fprintf(c->out, "%s%s\n", c->prefix, line);
+}
+
+static void
+print_process_line(FILE *out, const struct profile *p, const char *lead)
+{
+	fprintf(out, "%s%s (pid %d, %s", lead, p->exe[0] ? p->exe : "?",
+		p->hdr.pid, profile_state_text(p));
+	if (p->hdr.state == PROFRUN_STATE_EXITED && p->hdr.exit_code >= 0)
+		fprintf(out, ", exit %d", p->hdr.exit_code);
+	fprintf(out, ")\n");
+}
+
+static void
+print_run_line(FILE *out, const struct report *r)
+{
+	size_t i, ok = 0;
+
+	for (i = 0; i < r->nprocs; i++)
+		ok += profile_complete(r->procs[i].p);
+	fprintf(out, "profrun: %s: %zu processes (%zu complete", r->run->path,
+		r->nprocs, ok);
+	if (ok < r->nprocs)
+		fprintf(out, ", %zu cut short", r->nprocs - ok);
+	fprintf(out, ")");
+	if (r->idle > 0)
+		fprintf(out, ", %zu without samples", r->idle);
+	fprintf(out, "\n");
+}
+
+/* First lines: who ran and what went wrong. */
+static void
+print_identity(FILE *out, const struct report *r)
+{
+	struct line_ctx c = {out, "  "};
+	char prefix[64];
+	size_t i;
+
+	if (r->nprocs == 1) {
+		print_process_line(out, r->procs[0].p, "profrun: ");
+		report_problems(r->procs[0].p, false, print_problem, &c);
+		return;
+	}
+	print_run_line(out, r);
+	for (i = 0; i < r->nprocs; i++) {
+		const struct profile *p = r->procs[i].p;
+
+		snprintf(prefix, sizeof(prefix), "  pid %d: ", p->hdr.pid);
+		c.prefix = prefix;
+		/* how a process without samples ended is in the run line's
+		 * counts already: a line each would bury the rest */
+		report_problems(p, p->main + p->outside > 0, print_problem, &c);
+	}
+}
+
+static const char *
+main_name(const struct report *r)
+{
+	const char *exe = r->procs[0].p->exe;
+	size_t i;
+
+	for (i = 1; i < r->nprocs; i++)
+		if (strcmp(r->procs[i].p->exe, exe) != 0)
+			return "the executables";
+	return module_display(exe);
+}
+
+/* The outside samples by where they fell. */
+static void
+print_split(FILE *out, const struct report *r)
+{
+	const struct {
+		uint64_t n;
+		const char *what;
+	} part[] = {
+		{r->in_libs, "in libraries"},
+		{r->in_vdso, "in the vdso"},
+		{r->in_unknown, "unknown"},
+	};
+
+	for (size_t i = 0; i < sizeof(part) / sizeof(part[0]); i++)
+		if (part[i].n > 0)
+			fprintf(out, ", %" PRIu64 " %s (%.1f%%)", part[i].n,
+				part[i].what, report_percent(r, part[i].n));
+}
+
+static void
+print_samples(FILE *out, const struct report *r)
+{
+	const char *name = main_name(r);
+
+	fprintf(out, "samples: %" PRIu64 " total, %" PRIu64 " in %s (%.1f%%)",
+		r->total, r->main, name, report_percent(r, r->main));
+	if (r->outside > 0 && r->opts->main_only)
+		fprintf(out,
+			", %" PRIu64
+			" outside (%.1f%%: shared libraries, vdso, kernel)",
+			r->outside, report_percent(r, r->outside));
+	else if (r->outside > 0)
+		print_split(out, r);
+	fprintf(out, "\n");
+	if (r->kernel > 0)
+		fprintf(out,
+			"kernel: %" PRIu64
+			" samples (%.1f%%) taken right after a system call, CPU time in the kernel (column \"kernel\": the share of each row's)\n",
+			r->kernel, report_percent(r, r->kernel));
+}
+
+static void
+print_rate_line(FILE *out, const struct report *r)
+{
+	char clip[80] = "";
+
+	if (r->clipped && r->tick_hz > 0)
+		snprintf(clip, sizeof(clip),
+			 ", above the kernel's %.0f Hz tick", r->tick_hz);
+	else if (r->clipped)
+		snprintf(clip, sizeof(clip),
+			 ", above what the kernel delivers");
+	if (!r->rate_measured) {
+		fprintf(out,
+			"rate: %s; seconds assume the armed %.1f Hz (requested %.0f Hz%s)\n",
+			r->cut_short ? "CPU time unknown (cut short)"
+				     : "not measured (profiling stopped early)",
+			r->armed_hz, r->requested_hz, clip);
+		return;
+	}
+	fprintf(out, "rate: %.1f Hz effective (requested %.0f Hz%s), ",
+		r->rate_hz, r->requested_hz, clip);
+	if (r->cut_short == 0)
+		fprintf(out, "CPU time %.2f s", r->cpu_seconds);
+	else
+		fprintf(out,
+			"CPU time %.2f s in the %zu processes that finished (unknown for %zu cut short)",
+			r->cpu_known, r->nprocs - r->cut_short, r->cut_short);
+	if (r->cpu_startup >= 0.005)
+		fprintf(out,
+			" (+%.2f s before profiling began: loading, relocation, constructors)",
+			r->cpu_startup);
+	fprintf(out, "\n");
+}
+
+/* CPU time no timer of ours covered, when it is more than clock noise. */
+static void
+print_unsampled(FILE *out, const struct report *r, double cap)
+{
+	double floor = cap > 0 ? 2.0 / cap : 0.02;
+
+	if (r->cpu_unsampled <= floor || r->cpu_unsampled <= 0.02 * r->cpu_known)
+		return;
+	fprintf(out,
+		"  unsampled: %.2f s of the CPU time (%.0f%%) ran in threads no timer of ours covered (not started by pthread_create, e.g. a raw clone or thrd_create, or their timer could not be made): no row below stands for it\n",
+		r->cpu_unsampled, 100.0 * r->cpu_unsampled / r->cpu_known);
+}
+
+/* Processes that used less than two ticks' worth of CPU time. */
+static size_t
+short_processes(const struct report *r, double hz)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->nprocs; i++) {
+		double c = profile_cpu_seconds(r->procs[i].p);
+
+		n += c >= 0 && c * hz < 2;
+	}
+	return n;
+}
+
+/* Rate line, then one line for each significant shortfall.  The rate to
+ * expect is the armed one, or the kernel's tick when that is lower (and
+ * known): what is missing beyond that was lost, mostly to profiling
+ * signals of concurrent threads coalescing (README, Limits). */
+static void
+print_rate(FILE *out, const struct report *r)
+{
+	double expected, got, cap = r->armed_hz;
+
+	print_rate_line(out, r);
+	if (r->armed_hz > 0 && r->armed_hz < r->requested_hz * 0.9 &&
+	    !(r->clipped && r->tick_hz > 0 && r->armed_hz >= r->tick_hz * 0.99))
+		fprintf(out,
+			"  the kernel armed the timer at %.1f Hz, below the requested %.0f Hz\n",
+			r->armed_hz, r->requested_hz);
+	if (r->tick_hz > 0 && r->tick_hz < cap)
+		cap = r->tick_hz;
+	else if (r->clipped)
+		return; /* capped, but by how much is not known */
+	if (r->rate_measured)
+		print_unsampled(out, r, cap);
+	if (!r->rate_measured || r->rate_cpu < RATE_MIN_CPU || cap <= 0)
+		return;
+	expected = r->rate_cpu * cap;
+	got = r->rate_hz * r->rate_cpu;
+	if (got >= expected * RATE_SHORTFALL)
+		return;
+	if (r->threaded)
+		fprintf(out,
+			"  shortfall: %.0f samples, only %.0f%% of the %.0f expected from the sampled threads' CPU time x %.0f Hz: CPU timers fire on the kernel's tick, and a thread or process that runs less than a tick between two ticks is missed (%zu of %zu processes used less than 2 ticks of CPU); the seconds are scaled to the rate measured%s\n",
+			got, 100.0 * got / expected, expected, cap,
+			short_processes(r, cap), r->nprocs,
+			r->nexes > 1 ? ", the table by executable has each program's exact CPU time"
+				     : "");
+	else
+		fprintf(out,
+			"  shortfall: %.0f samples, only %.0f%% of the %.0f expected from CPU time x %.0f Hz: recorded with one process timer, whose signals coalesce under concurrent threads, miss threads that block SIGPROF and processes shorter than one interval; shares stay fair, the seconds are scaled to the rate measured\n",
+			got, 100.0 * got / expected, expected, cap);
+}
+
+/* ---------------------------------------------------------------- table */
+
+static int
+name_width(const struct func_list *l, size_t rows)
+{
+	size_t i, w = 8, len;
+
+	for (i = 0; i < rows; i++) {
+		len = strlen(l->v[i].name);
+		if (len > w)
+			w = len;
+	}
+	return w > NAME_WIDTH_MAX ? NAME_WIDTH_MAX : (int)w;
+}
+
+static const char *
+base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* The columns every row starts with; "kernel" (the share of the row's
+ * samples taken in system calls) when the report has any. */
+static void
+print_counts(FILE *out, const struct report *r, const struct func *f,
+	     uint64_t total, bool modules)
+{
+	fprintf(out, "%7.2f %10" PRIu64 " %9.3f  ",
+		total ? 100.0 * (double)f->samples / (double)total : 0,
+		f->samples, report_seconds(r, f->samples));
+	if (r->kernel > 0 && f->kernel > 0)
+		fprintf(out, "%5.0f%%  ",
+			100.0 * (double)f->kernel / (double)f->samples);
+	else if (r->kernel > 0)
+		fprintf(out, "%6s  ", "");
+	if (modules)
+		fprintf(out, "%-16s ", module_display(f->module));
+}
+
+static void
+print_row(FILE *out, const struct report *r, const struct func *f,
+	  uint64_t total, bool modules, int width)
+{
+	print_counts(out, r, f, total, modules);
+	fprintf(out, "%-*s", f->file ? width : 0, f->name);
+	if (f->file)
+		fprintf(out, "  %s:%d", base_name(f->file), f->line);
+	fprintf(out, "\n");
+}
+
+/* The "file:line" column: the file's base name. */
+static int
+place_width(const struct func_list *l, size_t rows)
+{
+	size_t i, w = 9;
+	int len;
+
+	for (i = 0; i < rows; i++) {
+		len = l->v[i].file
+			      ? snprintf(NULL, 0, "%s:%d",
+					 base_name(l->v[i].file), l->v[i].line)
+			      : 1;
+		if ((size_t)len > w)
+			w = (size_t)len;
+	}
+	return w > NAME_WIDTH_MAX ? NAME_WIDTH_MAX : (int)w;
+}
+
+static void
+print_line_row(FILE *out, const struct report *r, const struct func *f,
+	       uint64_t total, bool modules, int width)
+{
+	char place[PATH_MAX + 16];
+
+	print_counts(out, r, f, total, modules);
+	if (f->file)
+		snprintf(place, sizeof(place), "%s:%d", base_name(f->file),
+			 f->line);
+	else
+		snprintf(place, sizeof(place), "?");
+	fprintf(out, "%-*s  %s\n", width, place, f->name);
+}
+
+/* How a table shows its entries: functions, or source lines. */
+struct table_kind {
+	const char *header;	    /* line before the table, or "" */
+	const char *first, *second; /* column titles after the counts */
+	const char *what;	    /* "functions", "lines" */
+	int (*width)(const struct func_list *l, size_t rows);
+	void (*row)(FILE *out, const struct report *r, const struct func *f,
+		    uint64_t total, bool modules, int width);
+};
+
+static const struct table_kind function_table = {
+	"", "function", "file:line", "functions", name_width, print_row,
+};
+
+static const struct table_kind line_table = {
+	"\nby source line:\n", "file:line",    "function", "lines",
+	place_width,	       print_line_row,
+};
+
+static void
+print_table(FILE *out, const struct report *r, const struct func_list *l,
+	    uint64_t total, const struct table_kind *k)
+{
+	bool modules = func_list_modules(l) > 1;
+	size_t rows = l->n, i;
+	int width;
+
+	if (l->n == 0)
+		return;
+	if (r->opts->top > 0 && (size_t)r->opts->top < rows)
+		rows = (size_t)r->opts->top;
+	width = k->width(l, rows);
+	fprintf(out, "%s%7s %10s %9s  ", k->header, "%", "samples", "seconds");
+	if (r->kernel > 0)
+		fprintf(out, "%6s  ", "kernel");
+	if (modules)
+		fprintf(out, "%-16s ", "module");
+	fprintf(out, "%-*s  %s\n", width, k->first, k->second);
+	for (i = 0; i < rows; i++)
+		k->row(out, r, &l->v[i], total, modules, width);
+	if (rows < l->n)
+		fprintf(out, "... %zu more %s (%" PRIu64 " samples)\n",
+			l->n - rows, k->what, func_list_samples(l, rows));
+}
+
+/* Why there is not a single sample, as far as the figures tell. */
+static void
+print_no_samples(FILE *out, const struct report *r, const struct proc *pr)
+{
+	double cpu = pr ? profile_cpu_seconds(pr->p) : r->cpu_seconds;
+	double unsampled = pr ? profile_unsampled_seconds(pr->p)
+			      : r->cpu_unsampled;
+	double interval = r->armed_hz > 0 ? 1.0 / r->armed_hz : 0;
+
+	if (cpu < 0)
+		fprintf(out,
+			"no samples were recorded (CPU time unknown: cut short)\n");
+	else if (unsampled > interval && unsampled >= 0.5 * cpu)
+		fprintf(out,
+			"no samples were recorded: %.2f s of CPU time ran where no timer of ours was\n",
+			unsampled);
+	else
+		fprintf(out,
+			"no samples were recorded (%.3f s of CPU time at %.0f Hz: %.2f samples expected)\n",
+			cpu, r->armed_hz, cpu * r->armed_hz);
+}
+
+static void
+print_functions(FILE *out, const struct report *r, const struct proc *pr,
+		uint64_t main, uint64_t outside, bool stopped)
+{
+	const struct func_list *l = pr ? &pr->funcs : &r->funcs;
+
+	if (l->n > 0) {
+		print_table(out, r, l, main + outside, &function_table);
+		print_table(out, r, pr ? &pr->lines : &r->lines, main + outside,
+			    &line_table);
+	} else if (outside > 0)
+		fprintf(out,
+			"no samples in the executable's own code (all %" PRIu64
+			" were outside it)\n",
+			outside);
+	else if (main == 0 && stopped)
+		fprintf(out,
+			"no samples were recorded before profiling stopped\n");
+	else if (main == 0)
+		print_no_samples(out, r, pr);
+}
+
+static void
+print_process(FILE *out, const struct report *r, const struct proc *pr)
+{
+	const struct profile *p = pr->p;
+	struct line_ctx c = {out, "  "};
+
+	fprintf(out, "\n");
+	print_process_line(out, p, "== ");
+	report_problems(p, false, print_problem, &c);
+	if (p->main + p->outside == 0) {
+		fprintf(out, "samples: none\n");
+		return;
+	}
+	fprintf(out, "samples: %" PRIu64 " in %s, %" PRIu64 " outside\n",
+		p->main, module_display(p->exe), p->outside);
+	print_functions(out, r, pr, p->main, p->outside,
+			(p->hdr.flags & PROFRUN_F_STOPPED) != 0);
+}
+
+static int
+report_text(const struct report *r, FILE *out)
+{
+	size_t i;
+
+	print_identity(out, r);
+	print_samples(out, r);
+	print_rate(out, r);
+	report_text_executables(r, out);
+	report_text_threads(r, out);
+	if (r->opts->by_process) {
+		for (i = 0; i < r->nprocs; i++)
+			print_process(out, r, &r->procs[i]);
+	} else {
+		fprintf(out, "\n");
+		print_functions(out, r, NULL, r->main, r->outside,
+				r->stopped > 0);
+	}
+	return 0;
+}
+
+REPORT_FORMAT(text, "the flat profile for a terminal", report_text, false);

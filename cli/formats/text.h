@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/* Parts of the text report (formats/text.c) kept in files of their own. */
+#ifndef PROFRUN_CLI_TEXT_H
+#define PROFRUN_CLI_TEXT_H
+
+#include <stdio.h>
+
+#include "report.h"
+
+/* The table by executable, when the run holds several
+ * (formats/text-executables.c). */
+void report_text_executables(const struct report *r, FILE *out);
+
+/* With --by-thread: each process's threads (formats/text-threads.c). */
+void report_text_threads(const struct report *r, FILE *out);
+
+#endif /* PROFRUN_CLI_TEXT_H */

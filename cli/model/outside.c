@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Attributing the samples outside the main executables.  Each PC of a
+ * member's PC table goes to the object recorded at that address in the
+ * generation it was sampled in, at its link-time address (PC - load
+ * bias); objects are keyed by path and build-id, so libc's samples of
+ * every process of a run are symbolized once.  What no object holds is
+ * kept in "[unknown]" entries: every sample stays accounted for.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "array.h"
+#include "cli.h"
+#include "image.h"
+#include "outside.h"
+
+static bool
+loaded_at(const struct profile_module *m, uint32_t gen)
+{
+	return m->gen_loaded <= gen &&
+	       (m->gen_unloaded == 0 || gen < m->gen_unloaded);
+}
+
+const struct profile_module *
+outside_module(const struct profile *p, uint64_t pc, uint32_t gen)
+{
+	const struct profile_module *m, *later = NULL, *last = NULL;
+	size_t i;
+
+	for (i = 0; i < p->nmodules; i++) {
+		m = &p->modules[i];
+		if (pc < m->start || pc >= m->end)
+			continue;
+		if (loaded_at(m, gen))
+			return m;
+		if (m->gen_loaded > gen &&
+		    (!later || m->gen_loaded < later->gen_loaded))
+			later = m;
+		last = m;
+	}
+	return later ? later : last;
+}
+
+/* The object of M (recorded in P) as the symbolizer sees it. */
+static struct sym_object
+object_of(const struct profile *p, const struct profile_module *m)
+{
+	struct sym_object o = {.name = m->path,
+			       .build_id = m->build_id,
+			       .what = p->path,
+			       .granule = 1,
+			       .library = true};
+
+	if (m->kind == PROFRUN_MODULE_VDSO) {
+		o.name = OUTSIDE_VDSO;
+		o.image = p->vdso;
+		o.image_size = p->vdso ? p->vdso_size : 0;
+	} else if (m->kind == PROFRUN_MODULE_MAIN) {
+		o.name = p->exe;
+		o.build_id = p->build_id;
+		o.library = false;
+	}
+	return o;
+}
+
+static struct lib *
+lib_find(struct lib_set *set, const struct sym_object *o,
+	 const struct profile_module *m)
+{
+	struct lib *l;
+	size_t i;
+
+	for (i = 0; i < set->n; i++)
+		if (strcmp(set->v[i].obj.name, o->name) == 0 &&
+		    strcmp(set->v[i].obj.build_id, o->build_id) == 0)
+			return &set->v[i];
+	if (ARRAY_GROW(set->v, set->cap, set->n, 16))
+		return NULL;
+	l = &set->v[set->n++];
+	memset(l, 0, sizeof(*l));
+	l->obj = *o;
+	l->kind = m->kind;
+	l->start = m->start;
+	l->end = m->end;
+	l->bias = m->bias;
+	return l;
+}
+
+static int
+lib_add(struct lib *l, uint64_t addr, uint64_t count)
+{
+	if (ARRAY_GROW(l->samples, l->cap, l->n, 64))
+		return -1;
+	l->samples[l->n].addr = addr;
+	l->samples[l->n++].count = count;
+	l->total += count;
+	return 0;
+}
+
+static int
+add_pc(struct lib_set *set, const struct profile *p,
+       const struct profile_pc *pc)
+{
+	const struct profile_module *m = outside_module(p, pc->pc, pc->gen);
+	struct sym_object o;
+	struct lib *l;
+
+	if (!m) {
+		set->unknown += pc->count;
+		return 0;
+	}
+	o = object_of(p, m);
+	l = lib_find(set, &o, m);
+	if (!l || lib_add(l, pc->pc - m->bias, pc->count))
+		return -1;
+	if (m->kind == PROFRUN_MODULE_VDSO)
+		set->vdso += pc->count;
+	else
+		set->libs += pc->count;
+	return 0;
+}
+
+int
+lib_set_add(struct lib_set *set, const struct profile *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->npcs; i++)
+		if (add_pc(set, p, &p->pcs[i]))
+			return -1;
+	set->unknown += p->pcs_unmapped;
+	set->lost += p->pcs_lost;
+	set->unrecorded += p->pcs_unrecorded;
+	return 0;
+}
+
+/* One entry of module "[unknown]", in FUNCS and (when not NULL) LINES. */
+static int
+add_unknown(struct func_list *funcs, struct func_list *lines, const char *name,
+	    uint64_t samples)
+{
+	struct func f = {.module = (char *)OUTSIDE_UNKNOWN,
+			 .name = (char *)name,
+			 .caller = (char *)name,
+			 .samples = samples};
+
+	if (samples == 0)
+		return 0;
+	if (lines && func_list_add(lines, &f))
+		return -1;
+	f.caller = NULL;
+	return func_list_add(funcs, &f);
+}
+
+int
+lib_set_symbolize(struct lib_set *set, struct symbolizer *sz,
+		  struct func_list *funcs, struct func_list *lines)
+{
+	struct lib *l;
+	size_t i;
+
+	for (i = 0; i < set->n; i++) {
+		l = &set->v[i];
+		l->n = samples_sum_sorted(l->samples, l->n);
+		if (symbolize_object(sz, &l->obj, l->samples, l->n, funcs,
+				     lines))
+			return -1;
+	}
+	if (add_unknown(funcs, lines, "[unknown]", set->unknown) ||
+	    add_unknown(funcs, lines, "[PC table full]", set->lost) ||
+	    add_unknown(funcs, lines, "[not recorded]", set->unrecorded)) {
+		cli_error("out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+void
+lib_set_fini(struct lib_set *set)
+{
+	size_t i;
+
+	for (i = 0; i < set->n; i++)
+		free(set->v[i].samples);
+	free(set->v);
+	memset(set, 0, sizeof(*set));
+}

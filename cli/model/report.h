@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/* The report model: selected processes, merged functions, totals. */
+#ifndef PROFRUN_CLI_REPORT_H
+#define PROFRUN_CLI_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "run.h"
+#include "symbolize.h"
+
+/* One executable of the run (executables.c). */
+struct exe_total {
+	const char *exe; /* the processes' path */
+	size_t processes;
+	size_t cpu_unknown; /* of them, cut short: CPU time unknown */
+	double cpu;	    /* CPU seconds while profiled, of the others */
+	uint64_t samples;
+};
+
+/* What a report shows, and how (`report`'s options, and the report
+ * printed after a run). */
+struct report_opts {
+	const char *format; /* "text" (default), "json", "csv", ... */
+	int top;	    /* at most this many functions; 0 = all */
+	bool force;	    /* report even when the binary's build-id changed */
+	bool by_process;    /* one section per process */
+	long pid;	    /* only this process; 0 = all */
+	bool by_thread;	    /* a table of each process's threads */
+	long tid;	    /* only the process of this thread; 0 = all */
+	bool lines;	    /* also the profile by source line */
+	bool inlines;	    /* split functions among their inlined callees */
+	bool lines_by_caller;	 /* keep lines of different callers apart */
+	bool no_demangle;	 /* raw symbol names */
+	const char **debug_dirs; /* --debug-dir, in order */
+	size_t ndebug_dirs;
+	bool main_only;	    /* only the main executables, as profil sees */
+	const char *module; /* only this module's entries; NULL = all */
+};
+
+/* One process of the report. */
+struct proc {
+	const struct profile *p;
+	struct func_list funcs; /* filled only with opts->by_process */
+	struct func_list lines; /* likewise, and only with opts->lines */
+};
+
+struct report {
+	const struct run *run;
+	const struct report_opts *opts;
+	struct proc *procs; /* selected members, in run order */
+	size_t nprocs;
+	struct func_list funcs; /* all selected processes, merged */
+	struct func_list lines; /* with opts->lines: by source line and
+				 * function (KEY_LINE), and by symbol too
+				 * (KEY_LINE_CALLER) with lines_by_caller */
+
+	uint64_t total, main, outside; /* total = main + outside */
+	uint64_t kernel; /* of the functions' samples, taken right after a
+			  * system call: time in the kernel */
+	double cpu_seconds;	       /* -1 when unknown for any process */
+	double cpu_known;	       /* of the processes that finished */
+	double cpu_startup;   /* CPU used before profiling began (loader,
+			       * constructors), all processes */
+	double cpu_unsampled; /* of cpu_known, covered by no timer of ours */
+	bool threaded;	      /* some process has thread records */
+	double rate_cpu;	       /* of those, profiled to the end */
+	size_t cut_short;	       /* processes without known CPU time */
+	double rate_hz;		       /* effective, or armed when unknown */
+	bool rate_measured;	       /* rate_hz comes from CPU time */
+	double requested_hz;
+	double armed_hz;
+	bool clipped;	 /* requested rate above what the kernel delivers */
+	double tick_hz;	 /* the kernel's tick, the cap on the rate; 0 unknown */
+	size_t stopped;	 /* processes whose profiling stopped early */
+	bool complete;	 /* every process ended cleanly */
+	size_t idle;	 /* processes without a single sample */
+	size_t nmodules; /* modules with samples among the entries shown */
+
+	/* the outside samples split (all 0 with --main-only) */
+	uint64_t in_libs, in_vdso; /* in shared libraries, in the vdso */
+	uint64_t in_unknown;	   /* in no known module, or not recorded */
+	struct module_total *mods; /* every module's samples, before
+				    * --module filters the entries */
+	size_t nmods;
+	struct exe_total *exes; /* by CPU time, most first */
+	size_t nexes;
+};
+
+/* Select, symbolize and merge RUN's members as OPTS asks.  Returns 0, or
+ * -1 after printing an error. */
+int report_build(struct report *r, const struct run *run,
+		 const struct report_opts *opts);
+void report_fini(struct report *r);
+
+/* How OPTS asks for symbols to be found and named. */
+struct sym_opts report_sym_opts(const struct report_opts *opts);
+
+/* Seconds represented by SAMPLES at the report's rate. */
+double report_seconds(const struct report *r, uint64_t samples);
+
+/* Percent of all samples (inside and outside the executables). */
+double report_percent(const struct report *r, uint64_t samples);
+
+/* Why profiling of P stopped before the process ended; NULL when it did
+ * not stop. */
+const char *report_stop_why(const struct profile *p);
+
+/* Why profiling of P stopped before the process ended, as one line
+ * ("profile incomplete: ..."), into BUF; NULL when it did not stop. */
+const char *report_stop_reason(const struct profile *p, char *buf, size_t len);
+
+/* One-line descriptions of what went wrong in P (its state if WITH_STATE,
+ * why profiling stopped early, lost counts); calls FN once per line. */
+void report_problems(const struct profile *p, bool with_state,
+		     void (*fn)(void *ctx, const char *line), void *ctx);
+
+/* Fill R->exes from R->procs.  Returns 0, or -1 when out of memory.
+ * (executables.c) */
+int report_executables(struct report *r);
+
+#endif /* PROFRUN_CLI_REPORT_H */

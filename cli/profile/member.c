@@ -1,0 +1,486 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reader of profrun member files.  Every field of a file is treated as
+ * hostile: the layout is checked against the real file size before
+ * anything is allocated, and every offset, size and key is bounds-checked.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "array.h"
+#include "cli.h"
+#include "hex.h"
+#include "profile.h"
+
+int
+profile_fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static const char profrun_magic[PROFRUN_MAGIC_LEN] = PROFRUN_MAGIC;
+
+/* Identification: magic, versions, header size and file size. */
+static int
+check_ident(const uint8_t *buf, uint64_t size, struct profrun_header *h,
+	    char *err, size_t errlen)
+{
+	size_t n = size < PROFRUN_MAGIC_LEN ? size : PROFRUN_MAGIC_LEN;
+
+	if (size == 0)
+		return profile_fail(err, errlen, "empty file");
+	if (memcmp(buf, profrun_magic, n) != 0)
+		return profile_fail(err, errlen,
+				    "not a profrun profile (bad magic)");
+	if (size < PROFRUN_HEADER_SIZE)
+		return profile_fail(
+			err, errlen,
+			"truncated (file is %llu bytes, a header needs %u)",
+			(unsigned long long)size, PROFRUN_HEADER_SIZE);
+	memcpy(h, buf, sizeof(*h));
+	if (h->min_version > PROFRUN_VERSION)
+		return profile_fail(
+			err, errlen,
+			"written by a newer profrun (format %u, this reads %u)",
+			h->version > h->min_version ? h->version
+						    : h->min_version,
+			PROFRUN_VERSION);
+	if (h->version == 0 || h->min_version == 0 ||
+	    h->min_version > h->version)
+		return profile_fail(err, errlen,
+				    "bad format version %u (minimum %u)",
+				    h->version, h->min_version);
+	if (h->header_size < PROFRUN_HEADER_SIZE || h->header_size % 8 != 0)
+		return profile_fail(err, errlen, "bad header size %u",
+				    h->header_size);
+	if (h->file_size > size)
+		return profile_fail(
+			err, errlen,
+			"truncated (file is %llu bytes, header says %llu)",
+			(unsigned long long)size,
+			(unsigned long long)h->file_size);
+	if (h->file_size != size)
+		return profile_fail(
+			err, errlen,
+			"size mismatch (file is %llu bytes, header says %llu)",
+			(unsigned long long)size,
+			(unsigned long long)h->file_size);
+	if (h->header_size > size)
+		return profile_fail(err, errlen,
+				    "header size %u beyond the file",
+				    h->header_size);
+	return 0;
+}
+
+static int
+check_buckets(const struct profrun_header *h, char *err, size_t errlen)
+{
+	uint64_t span, cover;
+	uint32_t bs = h->bucket_size;
+
+	if (h->nbuckets == 0 || h->nbuckets > PROFRUN_MAX_BUCKETS)
+		return profile_fail(
+			err, errlen,
+			"bad histogram size (%llu buckets, at most %u)",
+			(unsigned long long)h->nbuckets, PROFRUN_MAX_BUCKETS);
+	if (bs < 2 || bs > 131072 || (bs & (bs - 1)) != 0)
+		return profile_fail(
+			err, errlen,
+			"bad bucket size %u (not a power of two >= 2)", bs);
+	if (h->scale != 131072u / bs)
+		return profile_fail(
+			err, errlen,
+			"profil scale %u does not match bucket size %u",
+			h->scale, bs);
+	cover = h->nbuckets * bs;
+	span = h->text_end - h->text_start;
+	if (h->text_end <= h->text_start ||
+	    h->text_start > UINT64_MAX - cover || span > cover ||
+	    cover - span >= bs)
+		return profile_fail(
+			err, errlen,
+			"text range 0x%llx-0x%llx does not match %llu buckets of %u bytes",
+			(unsigned long long)h->text_start,
+			(unsigned long long)h->text_end,
+			(unsigned long long)h->nbuckets, bs);
+	return 0;
+}
+
+static int
+check_regions(const struct profrun_header *h, char *err, size_t errlen)
+{
+	struct region r[8] = {
+		{"string area", h->strings_off, h->strings_size},
+		{"wrap table", h->wraps_off,
+		 (uint64_t)h->wrap_slots * sizeof(struct profrun_wrap)},
+		{"histogram", h->hist_off, h->nbuckets * 2},
+	};
+	size_t i, j, n = 3 + profile_outside_regions(h, r + 3);
+
+	n += profile_thread_regions(h, r + n);
+
+	if (h->strings_size > PROFILE_MAX_STRINGS)
+		return profile_fail(err, errlen,
+				    "string area of %u bytes (at most %u)",
+				    h->strings_size, PROFILE_MAX_STRINGS);
+	if (h->wrap_slots > PROFILE_MAX_WRAP_SLOTS)
+		return profile_fail(err, errlen,
+				    "wrap table of %u slots (at most %u)",
+				    h->wrap_slots, PROFILE_MAX_WRAP_SLOTS);
+	for (i = 0; i < n; i++) {
+		if (r[i].off < h->header_size || r[i].size > h->file_size ||
+		    r[i].off > h->file_size - r[i].size)
+			return profile_fail(
+				err, errlen,
+				"%s (offset %llu, %llu bytes) out of range",
+				r[i].what, (unsigned long long)r[i].off,
+				(unsigned long long)r[i].size);
+	}
+	for (i = 0; i < n; i++) {
+		for (j = i + 1; j < n; j++) {
+			if (r[i].size == 0 || r[j].size == 0)
+				continue;
+			if (r[i].off < r[j].off + r[j].size &&
+			    r[j].off < r[i].off + r[i].size)
+				return profile_fail(err, errlen,
+						    "%s overlaps %s", r[i].what,
+						    r[j].what);
+		}
+	}
+	return 0;
+}
+
+/* The string at file offset OFF, which must lie in the string area and be
+ * NUL-terminated inside it (exe_off and note_off are file offsets, so 0
+ * can mean "none"). */
+static int
+get_string(const uint8_t *buf, const struct profrun_header *h, uint32_t off,
+	   const char *what, char **out, char *err, size_t errlen)
+{
+	uint64_t end = h->strings_off + h->strings_size;
+	const char *s;
+
+	if (off < h->strings_off || off >= end)
+		return profile_fail(err, errlen,
+				    "%s string at %u outside the string area",
+				    what, off);
+	s = (const char *)buf + off;
+	if (!memchr(s, '\0', end - off))
+		return profile_fail(err, errlen, "%s string not terminated",
+				    what);
+	*out = strdup(s);
+	if (!*out)
+		return profile_fail(err, errlen, "out of memory");
+	return 0;
+}
+
+static int
+read_strings(const uint8_t *buf, struct profile *p, char *err, size_t errlen)
+{
+	const struct profrun_header *h = &p->hdr;
+
+	if (h->build_id_len > PROFRUN_BUILD_ID_MAX)
+		return profile_fail(err, errlen,
+				    "build-id length %u exceeds %u",
+				    h->build_id_len, PROFRUN_BUILD_ID_MAX);
+	hex_format(p->build_id, h->build_id, h->build_id_len);
+	if (get_string(buf, h, h->exe_off, "executable", &p->exe, err, errlen))
+		return -1;
+	if (h->note_off == 0)
+		return 0;
+	if (get_string(buf, h, h->note_off, "note", &p->note, err, errlen))
+		return -1;
+	if (p->note[0] == '\0') {
+		free(p->note);
+		p->note = NULL;
+	}
+	return 0;
+}
+
+struct wrap_entry {
+	uint64_t index;
+	uint64_t wraps;
+};
+
+static int
+cmp_wrap(const void *a, const void *b)
+{
+	const struct wrap_entry *x = a, *y = b;
+
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+/* The used wrap slots, validated and sorted by bucket index. */
+static int
+read_wraps(const uint8_t *buf, const struct profrun_header *h,
+	   struct wrap_entry **out, size_t *nout, char *err, size_t errlen)
+{
+	struct wrap_entry *w;
+	struct profrun_wrap slot;
+	size_t n = 0;
+	uint32_t i;
+
+	w = calloc(h->wrap_slots ? h->wrap_slots : 1, sizeof(*w));
+	if (!w)
+		return profile_fail(err, errlen, "out of memory");
+	for (i = 0; i < h->wrap_slots; i++) {
+		memcpy(&slot, buf + h->wraps_off + (uint64_t)i * sizeof(slot),
+		       sizeof(slot));
+		if (slot.key == 0)
+			continue;
+		if (slot.key > h->nbuckets ||
+		    slot.wraps >= PLAUSIBLE_SAMPLES >> 16) {
+			free(w);
+			return profile_fail(
+				err, errlen,
+				"wrap slot %u is bad (bucket %llu of %llu, %llu wraps)",
+				i, (unsigned long long)slot.key - 1,
+				(unsigned long long)h->nbuckets,
+				(unsigned long long)slot.wraps);
+		}
+		w[n].index = slot.key - 1;
+		w[n++].wraps = slot.wraps;
+	}
+	qsort(w, n, sizeof(*w), cmp_wrap);
+	*out = w;
+	*nout = n;
+	return 0;
+}
+
+static int
+add_sample(struct profile *p, size_t *cap, uint64_t index, uint64_t count)
+{
+	if (ARRAY_GROW(p->samples, *cap, p->nsamples, 256))
+		return -1;
+	p->samples[p->nsamples].addr = profrun_bucket_addr(&p->hdr, index);
+	p->samples[p->nsamples++].count = count;
+	p->main += count;
+	return 0;
+}
+
+/* Exact count of every bucket: hist[i] + 65536 * wraps(i). */
+static int
+read_counts(const uint8_t *buf, struct profile *p, const struct wrap_entry *w,
+	    size_t nw, char *err, size_t errlen)
+{
+	const struct profrun_header *h = &p->hdr;
+	size_t cap = 0, k = 0;
+	uint64_t i, count;
+	uint16_t v;
+
+	for (i = 0; i < h->nbuckets; i++) {
+		memcpy(&v, buf + h->hist_off + i * 2, sizeof(v));
+		count = v;
+		/* duplicate keys (racing writers) add up */
+		for (; k < nw && w[k].index == i; k++) {
+			count += w[k].wraps << 16;
+			if (count >= PLAUSIBLE_SAMPLES)
+				break;
+		}
+		if (count == 0)
+			continue;
+		if (count >= PLAUSIBLE_SAMPLES ||
+		    p->main >= PLAUSIBLE_SAMPLES - count)
+			return profile_fail(err, errlen,
+					    "implausible sample counts");
+		if (add_sample(p, &cap, i, count))
+			return profile_fail(err, errlen, "out of memory");
+	}
+	return 0;
+}
+
+int
+profile_parse(const void *data, size_t size, struct profile *p, char *err,
+	      size_t errlen)
+{
+	const uint8_t *buf = data;
+	struct wrap_entry *w = NULL;
+	size_t nw = 0;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	if (check_ident(buf, size, &p->hdr, err, errlen) ||
+	    check_buckets(&p->hdr, err, errlen) ||
+	    check_regions(&p->hdr, err, errlen) ||
+	    read_strings(buf, p, err, errlen) ||
+	    read_wraps(buf, &p->hdr, &w, &nw, err, errlen))
+		goto fail;
+	ret = read_counts(buf, p, w, nw, err, errlen);
+	free(w);
+	if (ret)
+		goto fail;
+	p->outside = p->hdr.samples_outside;
+	if (p->outside >= PLAUSIBLE_SAMPLES) {
+		profile_fail(err, errlen, "implausible sample counts");
+		goto fail;
+	}
+	if (profile_parse_outside(buf, p, err, errlen) ||
+	    profile_parse_threads(buf, p, err, errlen))
+		goto fail;
+	return 0;
+fail:
+	profile_fini(p);
+	return -1;
+}
+
+static int
+read_all(int fd, uint8_t *buf, size_t size)
+{
+	size_t done = 0;
+	ssize_t r;
+
+	while (done < size) {
+		r = pread(fd, buf + done, size - done, (off_t)done);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0) {
+			errno = 0; /* shrank while reading */
+			return -1;
+		}
+		done += (size_t)r;
+	}
+	return 0;
+}
+
+/* Check the header and the whole layout it describes against the real
+ * size before reading everything, so a file claiming gigabytes costs
+ * nothing: what is allocated is at most the real file, and a consistent
+ * layout is at most PROFILE_MAX_FILE. */
+static int
+read_checked(int fd, uint64_t size, uint8_t **out, char *err, size_t errlen)
+{
+	uint8_t head[PROFRUN_HEADER_SIZE];
+	struct profrun_header h;
+	size_t n = size < sizeof(head) ? (size_t)size : sizeof(head);
+	uint8_t *buf;
+
+	if (read_all(fd, head, n))
+		return profile_fail(err, errlen, "read error: %s",
+				    errno ? strerror(errno) : "file shrank");
+	if (check_ident(head, size, &h, err, errlen) ||
+	    check_buckets(&h, err, errlen) || check_regions(&h, err, errlen))
+		return -1;
+	if (size > PROFILE_MAX_FILE)
+		return profile_fail(err, errlen,
+				    "too large for a profile (%llu bytes)",
+				    (unsigned long long)size);
+	buf = malloc(size);
+	if (!buf)
+		return profile_fail(err, errlen, "out of memory");
+	if (read_all(fd, buf, size)) {
+		free(buf);
+		return profile_fail(err, errlen, "read error: %s",
+				    errno ? strerror(errno) : "file shrank");
+	}
+	*out = buf;
+	return 0;
+}
+
+int
+profile_read(const char *path, struct profile *p, char *err, size_t errlen)
+{
+	struct stat st;
+	uint8_t *buf = NULL;
+	int fd, ret;
+
+	memset(p, 0, sizeof(*p));
+	/* O_NONBLOCK: a FIFO planted in a run directory must not hang us
+	 * before fstat() can refuse it. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return profile_fail(err, errlen, "%s", strerror(errno));
+	if (fstat(fd, &st) < 0) {
+		ret = profile_fail(err, errlen, "%s", strerror(errno));
+	} else if (!S_ISREG(st.st_mode)) {
+		ret = profile_fail(err, errlen, "not a regular file");
+	} else {
+		ret = read_checked(fd, (uint64_t)st.st_size, &buf, err, errlen);
+		if (ret == 0)
+			ret = profile_parse(buf, (size_t)st.st_size, p, err,
+					    errlen);
+	}
+	close(fd);
+	free(buf);
+	if (ret == 0) {
+		p->path = strdup(path);
+		if (!p->path) {
+			profile_fini(p);
+			return profile_fail(err, errlen, "out of memory");
+		}
+	}
+	return ret;
+}
+
+void
+profile_fini(struct profile *p)
+{
+	free(p->path);
+	free(p->exe);
+	free(p->note);
+	free(p->samples);
+	for (size_t i = 0; i < p->nmodules; i++)
+		free(p->modules[i].path);
+	free(p->modules);
+	free(p->pcs);
+	free(p->vdso);
+	free(p->threads);
+	memset(p, 0, sizeof(*p));
+}
+
+bool
+profile_complete(const struct profile *p)
+{
+	return p->hdr.state == PROFRUN_STATE_EXITED ||
+	       p->hdr.state == PROFRUN_STATE_EXECED;
+}
+
+double
+profile_cpu_seconds(const struct profile *p)
+{
+	const struct profrun_header *h = &p->hdr;
+	uint64_t used = h->cpu_user_ns + h->cpu_sys_ns;
+
+	if (!profile_complete(p) || used < h->cpu_start_ns ||
+	    used < h->cpu_user_ns)
+		return -1;
+	return (double)(used - h->cpu_start_ns) / 1e9;
+}
+
+double
+profile_armed_hz(const struct profile *p)
+{
+	if (p->hdr.interval_ns > 0)
+		return 1e9 / p->hdr.interval_ns;
+	if (p->hdr.interval_us > 0)
+		return 1e6 / p->hdr.interval_us;
+	return p->hdr.rate_requested;
+}
+
+const char *
+profile_state_text(const struct profile *p)
+{
+	switch (p->hdr.state) {
+	case PROFRUN_STATE_EXITED:
+		return "complete";
+	case PROFRUN_STATE_EXECED:
+		return "exec'd";
+	case PROFRUN_STATE_RUNNING:
+		return "cut short: never finished (killed or crashed)";
+	default:
+		return "cut short: unknown end state";
+	}
+}

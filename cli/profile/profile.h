@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/* Reading profrun member files (include/profrun/format.h); run directories
+ * are run.h's. */
+#ifndef PROFRUN_CLI_PROFILE_H
+#define PROFRUN_CLI_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profrun/format.h"
+
+/* Limits on what a reader accepts, far above what the shim writes (an exe
+ * path and a note; PROFRUN_WRAP_SLOTS slots) yet small enough that a
+ * hostile header cannot make the reader allocate much: the largest
+ * consistent member is the header, 1 MiB of strings, 16 MiB of wrap table
+ * and a 32 MiB histogram. */
+#define PROFILE_MAX_STRINGS    (1u << 20)
+#define PROFILE_MAX_WRAP_SLOTS (1u << 20)
+#define PROFILE_MAX_FILE       (64ull * 1024 * 1024)
+
+/* One bucket that got samples: link-time address and exact count. */
+struct profile_sample {
+	uint64_t addr;
+	uint64_t count;
+};
+
+/* One object loaded in the process (struct profrun_module). */
+struct profile_module {
+	char *path; /* "linux-vdso.so.1" for the vdso */
+	char build_id[2 * PROFRUN_BUILD_ID_MAX + 1]; /* hex, "" when none */
+	uint64_t start, end; /* runtime executable range */
+	uint64_t bias;	     /* runtime - link-time */
+	uint32_t kind;	     /* enum profrun_module_kind */
+	uint32_t gen_loaded, gen_unloaded;
+};
+
+/* One PC outside the main executable, with its samples. */
+struct profile_pc {
+	uint64_t pc;  /* runtime address */
+	uint32_t gen; /* module generation when sampled */
+	uint64_t count;
+};
+
+/* One thread of a process (struct profrun_thread, validated). */
+struct profile_thread {
+	int32_t tid; /* -1: the threads that found no record of their own */
+	uint32_t flags;
+	uint64_t samples;
+	uint64_t cpu_ns;       /* CPU time while sampled */
+	uint64_t cpu_start_ns; /* its CPU clock when its timer was armed */
+	char name[16];	       /* printable */
+};
+
+/* One member file: one process image. */
+struct profile {
+	char *path;		   /* as shown in messages */
+	struct profrun_header hdr; /* validated copy */
+	char *exe;		   /* executable path ("" when unknown) */
+	char *note;		   /* NULL when none */
+	char build_id[2 * PROFRUN_BUILD_ID_MAX + 1]; /* hex, "" when none */
+	struct profile_sample *samples; /* buckets with count > 0, by address */
+	size_t nsamples;
+	uint64_t main;	  /* sum of counts: samples inside the histogram */
+	uint64_t outside; /* samples outside it */
+	unsigned seq;	  /* n of "<pid>-<n>.prof", 0 otherwise */
+
+	/* where the outside samples fell (all empty in older files) */
+	bool has_pcs;		/* the file has a PC table */
+	struct profile_pc *pcs; /* by PC */
+	size_t npcs;
+	struct profile_module *modules; /* in the file's order */
+	size_t nmodules;
+	uint64_t pcs_lost;	 /* not in the table: it was full */
+	uint64_t pcs_unmapped;	 /* not in the table: no usable PC */
+	uint64_t pcs_unrecorded; /* outside, but in no count above (files
+				  * without a table; samples in flight) */
+	uint8_t *vdso;		 /* copy of the vdso's image, or NULL */
+	uint32_t vdso_size;
+
+	/* the threads (none in files of writers with one process timer) */
+	bool has_threads;
+	struct profile_thread *threads; /* in the order they started */
+	size_t nthreads;
+	uint64_t thread_cpu_ns;	 /* their CPU time while sampled */
+	uint64_t thread_samples; /* their samples */
+};
+
+/* Parse a complete member image BUF of SIZE bytes into OUT.  Returns 0, or
+ * -1 with a reason (without the file name) in ERR. */
+int profile_parse(const void *buf, size_t size, struct profile *out, char *err,
+		  size_t errlen);
+
+/* Read and parse the member file PATH.  Returns 0, or -1 with ERR set. */
+int profile_read(const char *path, struct profile *out, char *err,
+		 size_t errlen);
+
+void profile_fini(struct profile *p);
+
+/* Read the PC table, module records and vdso image of the validated
+ * member image BUF into P, and settle P->outside so that it is the sum
+ * of the PC counts, pcs_lost, pcs_unmapped and pcs_unrecorded.  Returns
+ * 0, or -1 with a reason in ERR.  (member-outside.c) */
+int profile_parse_outside(const uint8_t *buf, struct profile *p, char *err,
+			  size_t errlen);
+
+/* The regions the outside tables occupy in the file, for the overlap
+ * checks: fills up to 4 (what, offset, size) and returns how many. */
+struct region {
+	const char *what;
+	uint64_t off, size;
+};
+size_t profile_outside_regions(const struct profrun_header *h,
+			       struct region *r);
+
+/* The region of the thread records, like profile_outside_regions: fills
+ * R and returns 1, or 0 when the file has none.  (member-threads.c) */
+size_t profile_thread_regions(const struct profrun_header *h, struct region *r);
+
+/* Read the thread records of the validated member image BUF into P.
+ * Returns 0, or -1 with a reason in ERR. */
+int profile_parse_threads(const uint8_t *buf, struct profile *p, char *err,
+			  size_t errlen);
+
+/* CPU seconds of P's that no timer of ours covered (threads not started
+ * by pthread_create, or whose timer could not be made); 0 when not
+ * known. */
+double profile_unsampled_seconds(const struct profile *p);
+
+/* The record of thread TID in P, or NULL. */
+const struct profile_thread *profile_thread_find(const struct profile *p,
+						 long tid);
+
+/* The process ended cleanly (exit or exec), so its CPU time is known. */
+bool profile_complete(const struct profile *p);
+
+/* CPU seconds spent while profiling, or -1 when unknown. */
+double profile_cpu_seconds(const struct profile *p);
+
+/* Samples per second the timer was armed for (or requested). */
+double profile_armed_hz(const struct profile *p);
+
+/* "complete", "exec'd", "cut short: ..." */
+const char *profile_state_text(const struct profile *p);
+
+/* Reader internals shared by member.c and member-outside.c. */
+
+/* Refuse sums that no real run can reach (2^62 samples). */
+#define PLAUSIBLE_SAMPLES (1ull << 62)
+
+/* Format a refusal reason into ERR; returns -1. */
+int profile_fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif /* PROFRUN_CLI_PROFILE_H */

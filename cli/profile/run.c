@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Run directories: the members of one (or of several profiles read as one
+ * run, for report PROFILE..., merge and diff) loaded in run order; a run
+ * directory emptied or removed, never anything else; a free member name.
+ * Member names follow include/profrun/member-name.h.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "array.h"
+#include "cli.h"
+#include "profrun/member-name.h"
+#include "run.h"
+
+/* ---------------------------------------------------------------- reading */
+
+struct member_ref {
+	char *name;
+	uint64_t pid, seq;
+};
+
+static int
+cmp_member(const void *a, const void *b)
+{
+	const struct member_ref *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static void
+free_refs(struct member_ref *refs, size_t n)
+{
+	while (n > 0)
+		free(refs[--n].name);
+	free(refs);
+}
+
+/* The member file names of directory PATH, sorted by pid and sequence. */
+static int
+list_members(const char *path, struct member_ref **out, size_t *nout)
+{
+	struct member_ref *refs = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	uint64_t pid, seq;
+	DIR *dir = opendir(path);
+
+	if (!dir) {
+		cli_error("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(dir)) != NULL) {
+		if (!profrun_member_name_parse(de->d_name, &pid, &seq))
+			continue;
+		if (ARRAY_GROW(refs, cap, n, 16))
+			goto oom;
+		refs[n].name = strdup(de->d_name);
+		if (!refs[n].name)
+			goto oom;
+		refs[n].pid = pid;
+		refs[n++].seq = seq;
+	}
+	closedir(dir);
+	if (n > 0) /* refs is NULL for a directory with no member */
+		qsort(refs, n, sizeof(*refs), cmp_member);
+	*out = refs;
+	*nout = n;
+	return 0;
+oom:
+	closedir(dir);
+	free_refs(refs, n);
+	cli_error("%s: out of memory", path);
+	return -1;
+}
+
+static char *
+join_path(const char *dir, const char *name)
+{
+	size_t len = strlen(dir);
+	char *s;
+
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	if (asprintf(&s, "%.*s/%s", (int)len, dir, name) < 0)
+		return NULL;
+	return s;
+}
+
+static void
+load_member(struct run *run, const char *name, uint64_t seq)
+{
+	char err[256];
+	char *path = join_path(run->path, name);
+	struct profile *p = &run->members[run->n];
+
+	if (path && profile_read(path, p, err, sizeof(err)) == 0) {
+		p->seq = (unsigned)seq;
+		run->n++;
+	} else {
+		cli_warn("%s: %s (skipped)", path ? path : name,
+			 path ? err : "out of memory");
+		run->skipped++;
+	}
+	free(path);
+}
+
+/* Run order: by start time, then pid and sequence (pids wrap around). */
+static int
+cmp_run_order(const void *a, const void *b)
+{
+	const struct profile *x = a, *y = b;
+
+	if (x->hdr.start_ns != y->hdr.start_ns)
+		return x->hdr.start_ns < y->hdr.start_ns ? -1 : 1;
+	if (x->hdr.pid != y->hdr.pid)
+		return x->hdr.pid < y->hdr.pid ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int
+load_dir(struct run *run)
+{
+	struct member_ref *refs;
+	size_t n, i;
+
+	if (list_members(run->path, &refs, &n))
+		return -1;
+	if (n == 0) {
+		free(refs);
+		cli_error("no profiles in %s", run->path);
+		return -1;
+	}
+	run->members = calloc(n, sizeof(*run->members));
+	for (i = 0; run->members && i < n; i++)
+		load_member(run, refs[i].name, refs[i].seq);
+	free_refs(refs, n);
+	if (!run->members) {
+		cli_error("%s: out of memory", run->path);
+		return -1;
+	}
+	if (run->n == 0) {
+		cli_error("%s: no readable profile (%zu damaged member%s)",
+			  run->path, run->skipped,
+			  run->skipped == 1 ? "" : "s");
+		return -1;
+	}
+	qsort(run->members, run->n, sizeof(*run->members), cmp_run_order);
+	return 0;
+}
+
+static int
+load_file(struct run *run)
+{
+	char err[256];
+
+	run->members = calloc(1, sizeof(*run->members));
+	if (!run->members) {
+		cli_error("%s: out of memory", run->path);
+		return -1;
+	}
+	if (profile_read(run->path, &run->members[0], err, sizeof(err))) {
+		cli_error("%s: %s", run->path, err);
+		return -1;
+	}
+	run->n = 1;
+	return 0;
+}
+
+int
+run_load(const char *path, struct run *run)
+{
+	struct stat st;
+	int ret;
+
+	memset(run, 0, sizeof(*run));
+	if (stat(path, &st) < 0) {
+		cli_error("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	run->path = strdup(path);
+	if (!run->path) {
+		cli_error("%s: out of memory", path);
+		return -1;
+	}
+	run->is_dir = S_ISDIR(st.st_mode);
+	ret = run->is_dir ? load_dir(run) : load_file(run);
+	if (ret)
+		run_fini(run);
+	return ret;
+}
+
+void
+run_fini(struct run *run)
+{
+	size_t i;
+
+	for (i = 0; i < run->n; i++)
+		profile_fini(&run->members[i]);
+	free(run->members);
+	free(run->path);
+	memset(run, 0, sizeof(*run));
+}
+
+/* "a, b and c" for messages. */
+static char *
+join_paths(char *const *paths, size_t n)
+{
+	size_t i, len = 1;
+	char *s;
+
+	for (i = 0; i < n; i++)
+		len += strlen(paths[i]) + 2;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	s[0] = '\0';
+	for (i = 0; i < n; i++) {
+		if (i > 0)
+			strcat(s, ", ");
+		strcat(s, paths[i]);
+	}
+	return s;
+}
+
+/* Move the members of FROM to the end of TO; FROM keeps only its path. */
+static int
+take_members(struct run *to, struct run *from)
+{
+	struct profile *m;
+
+	m = realloc(to->members, (to->n + from->n) * sizeof(*m));
+	if (!m)
+		return -1;
+	memcpy(m + to->n, from->members, from->n * sizeof(*m));
+	to->members = m;
+	to->n += from->n;
+	to->skipped += from->skipped;
+	free(from->members);
+	from->members = NULL;
+	from->n = 0;
+	return 0;
+}
+
+int
+run_load_many(char *const *paths, size_t n, struct run *run)
+{
+	struct run one;
+	size_t i;
+
+	if (n == 1)
+		return run_load(paths[0], run);
+	memset(run, 0, sizeof(*run));
+	run->is_dir = true;
+	run->path = join_paths(paths, n);
+	if (!run->path) {
+		cli_error("%s: out of memory", paths[0]);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (run_load(paths[i], &one))
+			goto fail;
+		if (take_members(run, &one)) {
+			cli_error("%s: out of memory", paths[i]);
+			run_fini(&one);
+			goto fail;
+		}
+		run_fini(&one);
+	}
+	return 0;
+fail:
+	run_fini(run);
+	return -1;
+}
+
+/* ---------------------------------------------------------------- writing */
+
+/* Whether the entry E of a run directory is a member file: a member name,
+ * and a regular file (or one of a file system that does not say). */
+static bool
+is_member_entry(const struct dirent *e)
+{
+	return profrun_member_name_parse(e->d_name, NULL, NULL) &&
+	       (e->d_type == DT_REG || e->d_type == DT_UNKNOWN);
+}
+
+/* Refuse PATH (after an error ending in HINT) unless it is a directory of
+ * member files only; with REMOVE, remove them.  0, 1 when PATH does not
+ * exist, or -1 after an error. */
+static int
+walk_run_dir(const char *path, bool remove, const char *hint)
+{
+	DIR *dir = opendir(path);
+	struct dirent *e;
+	int ret = 0;
+
+	if (!dir && errno == ENOENT)
+		return 1;
+	if (!dir) {
+		if (errno == ENOTDIR)
+			cli_error("%s: exists and is not a run directory; %s",
+				  path, hint);
+		else
+			cli_error("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (ret == 0 && (e = readdir(dir)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (!is_member_entry(e)) {
+			cli_error("%s: holds '%s', not a run directory; %s",
+				  path, e->d_name, hint);
+			ret = -1;
+		} else if (remove && unlinkat(dirfd(dir), e->d_name, 0) < 0) {
+			cli_error("%s/%s: cannot remove: %s", path, e->d_name,
+				  strerror(errno));
+			ret = -1;
+		}
+	}
+	closedir(dir);
+	return ret;
+}
+
+int
+run_dir_check(const char *path, const char *hint)
+{
+	return walk_run_dir(path, false, hint);
+}
+
+int
+run_dir_empty(const char *path, bool remove_dir, const char *hint)
+{
+	int ret = walk_run_dir(path, false, hint);
+
+	if (ret == 0)
+		ret = walk_run_dir(path, true, hint);
+	if (ret == 0 && remove_dir && rmdir(path) < 0) {
+		cli_error("%s: %s", path, strerror(errno));
+		ret = -1;
+	}
+	return ret;
+}
+
+char *
+run_member_path(const char *dir, uint32_t pid)
+{
+	char name[PROFRUN_MEMBER_NAME_MAX];
+	char *path;
+	uint64_t seq;
+
+	for (seq = 0;; seq++) {
+		profrun_member_name(name, pid, seq);
+		path = join_path(dir, name);
+		if (!path || access(path, F_OK) != 0)
+			return path;
+		free(path);
+	}
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/* Run directories: one member file per process image (docs/format.md). */
+#ifndef PROFRUN_CLI_RUN_H
+#define PROFRUN_CLI_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile.h"
+
+/* A run: the members that could be read. */
+struct run {
+	char *path;
+	bool is_dir;
+	struct profile *members; /* in run order: start time, pid, seq */
+	size_t n;
+	size_t skipped; /* damaged members left out (each was warned about) */
+};
+
+/* Load PATH, a run directory or a single member file.  Damaged members of
+ * a directory are warned about and skipped.  Returns 0, or -1 after
+ * printing one error line. */
+int run_load(const char *path, struct run *run);
+
+void run_fini(struct run *run);
+
+/* Load the N profiles PATHS as one run: their members side by side, in
+ * the order given.  Returns 0, or -1 after printing one error line. */
+int run_load_many(char *const *paths, size_t n, struct run *run);
+
+/* Whether PATH is a run directory: a directory holding nothing but
+ * member files (regular files with member names).  0 when it is, 1 when
+ * PATH does not exist, -1 after an error ending in HINT (what the user
+ * may do about it) when it is something else. */
+int run_dir_check(const char *path, const char *hint);
+
+/* Remove the member files of the run directory PATH, and PATH itself when
+ * REMOVE_DIR; nothing when PATH is not a run directory (as run_dir_check
+ * says, and with the same return values). */
+int run_dir_empty(const char *path, bool remove_dir, const char *hint);
+
+/* The path of a member of PID in the directory DIR that does not exist
+ * yet, in a new string; NULL when out of memory. */
+char *run_member_path(const char *dir, uint32_t pid);
+
+#endif /* PROFRUN_CLI_RUN_H */

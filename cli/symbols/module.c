@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The objects a symbolizer has opened, each once per (path, build-id):
+ * the file (or the in-memory image, for the vdso) reported to libdwfl at
+ * its link-time addresses with dwfl_report_elf(base 0, add_p_vaddr true),
+ * which places both ET_EXEC and ET_DYN files there (bias 0; any remaining
+ * bias is subtracted anyway); the build-id recorded at run time checked;
+ * its symbol table and shown names.
+ */
+#define _GNU_SOURCE
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "debuginfo.h"
+#include "demangle.h"
+#include "hex.h"
+#include "module.h"
+
+const char *
+module_display(const char *exe)
+{
+	const char *slash = strrchr(exe, '/');
+
+	if (exe[0] == '\0')
+		return "?";
+	return slash && slash[1] ? slash + 1 : exe;
+}
+
+static void
+module_free(struct module *m)
+{
+	symtab_fini(&m->syms);
+	src_cache_fini(&m->src);
+	code_bytes_fini(&m->code);
+	strmap_fini(&m->shown, free);
+	if (m->dwfl)
+		dwfl_end(m->dwfl);
+	free(m->exe);
+	free(m->build_id);
+	free(m);
+}
+
+static char *
+hex_build_id(Dwfl_Module *mod)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int len = dwfl_module_build_id(mod, &bits, &vaddr);
+
+	return len > 0 ? hex_dup(bits, (size_t)len) : strdup("none");
+}
+
+/* Compare the binary's build-id with the recorded one.  Returns -1 when
+ * the module must not be used. */
+static int
+check_build_id(struct module *m, bool force)
+{
+	char *have;
+	int ret = 0;
+
+	if (m->build_id[0] == '\0')
+		return 0; /* nothing recorded, nothing to compare */
+	have = hex_build_id(m->mod);
+	if (!have)
+		return -1;
+	if (strcmp(have, m->build_id) != 0) {
+		if (m->library && !force) {
+			cli_warn(
+				"%s: build-id mismatch: profile recorded %s, file has %s (updated since the run?); reporting its addresses only (--force uses the file anyway)",
+				m->exe, m->build_id, have);
+			ret = -1;
+		} else if (force) {
+			cli_warn(
+				"%s: build-id mismatch (profile %s, binary %s); --force: names may be wrong",
+				m->exe, m->build_id, have);
+		} else {
+			cli_error(
+				"%s: build-id mismatch: profile recorded %s, binary has %s (rebuilt since the run? --force reports anyway)",
+				m->exe, m->build_id, have);
+			m->refused = true;
+			ret = -1;
+		}
+	}
+	free(have);
+	return ret;
+}
+
+/* Open the executable; a path the kernel marked " (deleted)" is tried
+ * without the mark (the build-id check tells whether it is the same). */
+static int
+open_exe(const char *exe)
+{
+	static const char mark[] = " (deleted)";
+	size_t len = strlen(exe), mlen = sizeof(mark) - 1;
+	int fd = open(exe, O_RDONLY | O_CLOEXEC), err = errno;
+	char *plain;
+
+	if (fd >= 0 || len <= mlen || strcmp(exe + len - mlen, mark) != 0)
+		return fd;
+	plain = strndup(exe, len - mlen);
+	fd = plain ? open(plain, O_RDONLY | O_CLOEXEC) : -1;
+	free(plain);
+	if (fd < 0)
+		errno = err;
+	return fd;
+}
+
+/* A descriptor of an in-memory ELF IMAGE (the vdso's), or -1. */
+static int
+open_image(const uint8_t *image, size_t size)
+{
+	int fd = memfd_create("profrun-image", MFD_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, image, size) != (ssize_t)size) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Open the object (its file, or the image O carries) with libdwfl.
+ * Failing that, the module keeps no dwfl and its samples are reported by
+ * address. */
+static void
+module_open(struct module *m, const struct sym_object *o)
+{
+	int fd = o->image ? open_image(o->image, o->image_size)
+			  : open_exe(m->exe);
+
+	if (fd < 0) {
+		cli_warn("%s: %s; reporting addresses only", m->exe,
+			 strerror(errno));
+		return;
+	}
+	m->dwfl = dwfl_begin(&debuginfo_callbacks);
+	if (m->dwfl) {
+		dwfl_report_begin(m->dwfl);
+		m->mod = dwfl_report_elf(m->dwfl, module_display(m->exe),
+					 m->exe, fd, 0, true);
+		dwfl_report_end(m->dwfl, NULL, NULL);
+	}
+	if (!m->mod) {
+		cli_warn("%s: %s; reporting addresses only", m->exe,
+			 dwfl_errmsg(-1));
+		close(fd);
+		return;
+	}
+	dwfl_module_getelf(m->mod, &m->bias);
+}
+
+/* demangle() of RAW, keeping a "@plt" suffix (a PLT entry's name). */
+static char *
+demangle_suffixed(const char *raw)
+{
+	static const char suffix[] = "@plt";
+	size_t len = strlen(raw), k = sizeof(suffix) - 1;
+	char *base, *d, *s = NULL;
+
+	if (len <= k || strcmp(raw + len - k, suffix) != 0)
+		return demangle(raw);
+	base = strndup(raw, len - k);
+	d = base ? demangle(base) : NULL;
+	if (d && asprintf(&s, "%s%s", d, suffix) < 0)
+		s = NULL;
+	free(d);
+	free(base);
+	return s;
+}
+
+/* The shown name of RAW: demangled when asked and possible. */
+const char *
+shown_name(struct module *m, const char *raw, bool demangled)
+{
+	struct strmap_slot *slot;
+	char *s;
+
+	if (!demangled)
+		return raw;
+	slot = strmap_get(&m->shown, raw);
+	if (!slot)
+		return NULL;
+	if (!slot->value) {
+		s = demangle_suffixed(raw);
+		slot->value = s ? s : strdup(raw);
+	}
+	return slot->value;
+}
+
+static int
+name_syms(struct module *m, bool demangled)
+{
+	size_t i;
+
+	for (i = 0; i < m->syms.n; i++) {
+		m->syms.v[i].shown =
+			shown_name(m, m->syms.v[i].name, demangled);
+		if (!m->syms.v[i].shown)
+			return -1;
+	}
+	return 0;
+}
+
+/* The name warnings give the module's debug information: the debug file
+ * when there is one, else the executable. */
+static const char *
+module_debug_file(struct module *m)
+{
+	const char *main = NULL, *debug = NULL;
+
+	dwfl_module_info(m->mod, NULL, NULL, NULL, NULL, NULL, &main, &debug);
+	return debug ? debug : m->exe;
+}
+
+static struct module *
+module_new(const struct sym_object *obj, const struct sym_opts *o)
+{
+	struct module *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->exe = strdup(obj->name);
+	m->build_id = strdup(obj->build_id);
+	m->library = obj->library;
+	if (!m->exe || !m->build_id) {
+		module_free(m);
+		return NULL;
+	}
+	if (m->exe[0] == '\0') {
+		cli_warn(
+			"%s: executable path not recorded; reporting addresses only",
+			obj->what);
+		return m;
+	}
+	module_open(m, obj);
+	if (!m->mod || check_build_id(m, o->force))
+		return m;
+	if (code_bytes_load(&m->code, m->mod)) {
+		module_free(m);
+		return NULL;
+	}
+	if (symtab_load(&m->syms, m->mod, m->bias) ||
+	    name_syms(m, o->demangle)) {
+		module_free(m);
+		return NULL;
+	}
+	if (m->syms.n == 0)
+		cli_warn(
+			"%s: no function symbols (stripped, no debug info found); reporting addresses only",
+			m->exe);
+	m->src.what = module_debug_file(m);
+	return m;
+}
+
+struct module *
+module_get(struct symbolizer *sz, const struct sym_object *o)
+{
+	struct module *m;
+
+	for (m = sz->modules; m; m = m->next) {
+		if (strcmp(m->exe, o->name) == 0 &&
+		    strcmp(m->build_id, o->build_id) == 0)
+			return m;
+	}
+	m = module_new(o, &sz->opts);
+	if (!m)
+		return NULL;
+	m->next = sz->modules;
+	sz->modules = m;
+	return m;
+}
+
+struct symbolizer *
+symbolizer_new(const struct sym_opts *opts)
+{
+	struct symbolizer *sz = calloc(1, sizeof(*sz));
+
+	if (!sz)
+		return NULL;
+	sz->opts = *opts;
+	if (debuginfo_set_dirs(opts->debug_dirs, opts->ndebug_dirs)) {
+		free(sz);
+		return NULL;
+	}
+	return sz;
+}
+
+void
+symbolizer_free(struct symbolizer *sz)
+{
+	struct module *m, *next;
+
+	if (!sz)
+		return;
+	for (m = sz->modules; m; m = next) {
+		next = m->next;
+		module_free(m);
+	}
+	free(sz);
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/* The objects a symbolizer has opened (inside symbols/ only: the rest of
+ * profrun uses symbolize.h). */
+#ifndef PROFRUN_CLI_MODULE_H
+#define PROFRUN_CLI_MODULE_H
+
+#include <elfutils/libdwfl.h>
+#include <stdbool.h>
+
+#include "source.h"
+#include "strmap.h"
+#include "symbolize.h"
+#include "symtab.h"
+#include "syscall-site.h"
+
+/* One object (path + build-id), opened once. */
+struct module {
+	struct module *next;
+	char *exe;
+	char *build_id;
+	Dwfl *dwfl;
+	Dwfl_Module *mod; /* NULL: reported by address only */
+	Dwarf_Addr bias;
+	struct symtab syms;
+	bool refused;		/* build-id mismatch without --force */
+	bool library;		/* a mismatch costs only its names */
+	struct src_cache src;	/* lines and inlined functions, by address */
+	struct code_bytes code; /* its code, for system-call sites */
+	struct strmap shown;	/* raw name -> shown name */
+};
+
+struct symbolizer {
+	struct sym_opts opts;
+	struct module *modules;
+};
+
+/* The module of O, opened (and its symbols read) on first use.  Problems
+ * with the file are warned about, and leave it without symbols (or
+ * refused); NULL only when out of memory. */
+struct module *module_get(struct symbolizer *sz, const struct sym_object *o);
+
+/* The shown name of RAW: demangled (a "@plt" suffix kept) when DEMANGLED
+ * and possible, else RAW; NULL when out of memory. */
+const char *shown_name(struct module *m, const char *raw, bool demangled);
+
+#endif /* PROFRUN_CLI_MODULE_H */

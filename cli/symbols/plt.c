@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * PLT entries named through their GOT slots (x86-64).
+ *
+ * Every PLT entry a call goes through holds an indirect jump through a
+ * GOT slot, "jmp *disp32(%rip)" (ff 25, maybe after an endbr64 and a bnd
+ * prefix), and the dynamic linker fills that slot as a JUMP_SLOT (lazy
+ * .plt, .plt.sec) or GLOB_DAT (.plt.got) relocation names it.  This is
+ * the entry's only name: symbol tables have none for it.
+ */
+#define _GNU_SOURCE
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "array.h"
+#include "plt.h"
+
+#define MAX_SLOTS (1u << 20) /* relocations and entries kept, at most */
+#define JMP_LEN	  6	     /* ff 25 disp32 */
+
+/* A GOT slot and the function its relocation names. */
+struct slot {
+	uint64_t got;
+	const char *name; /* owned by libelf */
+};
+
+struct entries {
+	struct plt_entry *v;
+	size_t n, cap;
+};
+
+static int
+cmp_slot(const void *a, const void *b)
+{
+	const struct slot *x = a, *y = b;
+
+	return x->got < y->got ? -1 : x->got > y->got;
+}
+
+static int
+add_slot(struct slot **v, size_t *n, size_t *cap, uint64_t got,
+	 const char *name)
+{
+	if (ARRAY_GROW(*v, *cap, *n, 64))
+		return -1;
+	(*v)[(*n)++] = (struct slot){.got = got, .name = name};
+	return 0;
+}
+
+/* The slots of the JUMP_SLOT and GLOB_DAT relocations of SCN (a SHT_RELA
+ * section whose symbols are in the section it links to). */
+static int
+relocation_slots(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct slot **v,
+		 size_t *n, size_t *cap)
+{
+	Elf_Scn *symscn = elf_getscn(elf, sh->sh_link);
+	Elf_Data *rel = elf_getdata(scn, NULL), *syms;
+	GElf_Shdr symsh;
+	GElf_Rela r;
+	GElf_Sym s;
+	const char *name;
+	unsigned long type;
+	int i;
+
+	if (!symscn || !gelf_getshdr(symscn, &symsh) ||
+	    (symsh.sh_type != SHT_DYNSYM && symsh.sh_type != SHT_SYMTAB))
+		return 0;
+	syms = elf_getdata(symscn, NULL);
+	if (!rel || !syms)
+		return 0;
+	for (i = 0; *n < MAX_SLOTS && gelf_getrela(rel, i, &r); i++) {
+		type = GELF_R_TYPE(r.r_info);
+		if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT)
+			continue;
+		if (!gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &s))
+			continue;
+		name = elf_strptr(elf, symsh.sh_link, s.st_name);
+		if (name && name[0] && add_slot(v, n, cap, r.r_offset, name))
+			return -1;
+	}
+	return 0;
+}
+
+static int
+collect_slots(Elf *elf, struct slot **v, size_t *n)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t cap = 0;
+
+	*v = NULL;
+	*n = 0;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA)
+			continue;
+		if (relocation_slots(elf, scn, &sh, v, n, &cap)) {
+			free(*v);
+			*v = NULL;
+			return -1;
+		}
+	}
+	if (*n > 0)
+		qsort(*v, *n, sizeof(**v), cmp_slot);
+	return 0;
+}
+
+static const char *
+slot_name(const struct slot *v, size_t n, uint64_t got)
+{
+	struct slot key = {.got = got};
+	const struct slot *s =
+		n ? bsearch(&key, v, n, sizeof(*v), cmp_slot) : NULL;
+
+	return s ? s->name : NULL;
+}
+
+static int
+add_entry(struct entries *e, uint64_t start, uint64_t end, const char *name)
+{
+	char *s;
+
+	if (ARRAY_GROW(e->v, e->cap, e->n, 64))
+		return -1;
+	if (asprintf(&s, "%s@plt", name) < 0)
+		return -1;
+	e->v[e->n++] =
+		(struct plt_entry){.start = start, .end = end, .name = s};
+	return 0;
+}
+
+/* The GOT slot the first "jmp *disp32(%rip)" of the SIZE bytes at B (an
+ * entry at link-time address ADDR) jumps through, or 0. */
+static uint64_t
+entry_slot(const unsigned char *b, uint64_t size, uint64_t addr)
+{
+	uint64_t p;
+	uint32_t disp;
+
+	for (p = 0; p + JMP_LEN <= size; p++) {
+		if (b[p] != 0xff || b[p + 1] != 0x25)
+			continue;
+		disp = (uint32_t)b[p + 2] | (uint32_t)b[p + 3] << 8 |
+		       (uint32_t)b[p + 4] << 16 | (uint32_t)b[p + 5] << 24;
+		return addr + p + JMP_LEN + (uint64_t)(int64_t)(int32_t)disp;
+	}
+	return 0;
+}
+
+static int
+scan_section(Elf_Scn *scn, const GElf_Shdr *sh, const struct slot *slots,
+	     size_t nslots, struct entries *e)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	uint64_t size = sh->sh_entsize == 8 || sh->sh_entsize == 16
+				? sh->sh_entsize
+				: 16;
+	uint64_t off, addr;
+	const unsigned char *b;
+	const char *name;
+
+	if (sh->sh_type != SHT_PROGBITS || !d || !d->d_buf ||
+	    sh->sh_addr > UINT64_MAX - d->d_size) /* a section that wraps */
+		return 0;
+	b = d->d_buf;
+	for (off = 0; off + size <= d->d_size && e->n < MAX_SLOTS;
+	     off += size) {
+		addr = sh->sh_addr + off;
+		name = slot_name(slots, nslots,
+				 entry_slot(b + off, size, addr));
+		if (name && add_entry(e, addr, addr + size, name))
+			return -1;
+	}
+	return 0;
+}
+
+static bool
+is_plt(const char *name)
+{
+	return name &&
+	       (strcmp(name, ".plt") == 0 || strcmp(name, ".plt.sec") == 0 ||
+		strcmp(name, ".plt.got") == 0);
+}
+
+int
+plt_entries(Elf *elf, struct plt_entry **out, size_t *n)
+{
+	struct entries e = {0};
+	struct slot *slots = NULL;
+	size_t nslots = 0, shstrndx;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	GElf_Shdr sh;
+	int ret = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 ||
+	    elf_getshdrstrndx(elf, &shstrndx) < 0)
+		return 0;
+	if (collect_slots(elf, &slots, &nslots))
+		return -1;
+	while (ret == 0 && nslots > 0 &&
+	       (scn = elf_nextscn(elf, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) &&
+		    is_plt(elf_strptr(elf, shstrndx, sh.sh_name)))
+			ret = scan_section(scn, &sh, slots, nslots, &e);
+	}
+	free(slots);
+	if (ret) {
+		plt_entries_free(e.v, e.n);
+		return -1;
+	}
+	*out = e.v;
+	*n = e.n;
+	return 0;
+}
+
+void
+plt_entries_free(struct plt_entry *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+}

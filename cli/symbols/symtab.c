@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Symbol tables (symbols/symtab.h).  The object is reported to libdwfl
+ * at its link-time addresses (symbols/module.c), so a symbol's address
+ * less the module's bias is its link-time entry.  Symbols are copied into
+ * a table sorted by address, so that buckets can be walked in address
+ * order and gaps between symbols identified.
+ */
+#define _GNU_SOURCE
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symtab.h"
+
+/* Rank of a PLT entry's name: below any symbol's (sym_rank()). */
+#define SYM_RANK_PLT 6
+
+static int
+sym_rank(const GElf_Sym *s)
+{
+	int rank;
+
+	switch (GELF_ST_BIND(s->st_info)) {
+	case STB_GLOBAL:
+		rank = 0;
+		break;
+	case STB_WEAK:
+		rank = 1;
+		break;
+	default:
+		rank = 2;
+		break;
+	}
+	return rank * 2 + (s->st_size == 0);
+}
+
+static int
+cmp_sym(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	return strcmp(x->name, y->name);
+}
+
+static bool
+is_function(const GElf_Sym *s, GElf_Word shndx, const char *name)
+{
+	int type = GELF_ST_TYPE(s->st_info);
+
+	return name && name[0] && shndx != SHN_UNDEF &&
+	       shndx != (GElf_Word)-1 && shndx < SHN_LORESERVE &&
+	       (type == STT_FUNC || type == STT_GNU_IFUNC);
+}
+
+/* End of the section holding a symbol: the limit of a sizeless symbol,
+ * so that it does not swallow the next section (e.g. _init the PLT). */
+static uint64_t
+section_end(Elf *elf, GElf_Word shndx, uint64_t start)
+{
+	GElf_Shdr shdr;
+	Elf_Scn *scn = elf ? elf_getscn(elf, shndx) : NULL;
+
+	if (!scn || !gelf_getshdr(scn, &shdr) || start < shdr.sh_addr ||
+	    start >= shdr.sh_addr + shdr.sh_size)
+		return UINT64_MAX;
+	return shdr.sh_addr + shdr.sh_size;
+}
+
+/* Keep one symbol per address (the preferred alias); sizeless symbols
+ * extend to the next symbol or the end of their section. */
+static void
+sort_syms(struct symtab *t)
+{
+	size_t i, n = 0;
+	uint64_t next;
+
+	if (t->n == 0) /* t->v may be NULL */
+		return;
+	qsort(t->v, t->n, sizeof(*t->v), cmp_sym);
+	for (i = 0; i < t->n; i++) {
+		if (n > 0 && t->v[n - 1].start == t->v[i].start)
+			continue;
+		t->v[n++] = t->v[i];
+	}
+	t->n = n;
+	for (i = 0; i < n; i++) {
+		if (!t->v[i].sizeless)
+			continue;
+		next = i + 1 < n ? t->v[i + 1].start : UINT64_MAX;
+		if (t->v[i].end > next)
+			t->v[i].end = next;
+		if (t->v[i].end == UINT64_MAX)
+			t->v[i].end = t->v[i].start + 1;
+	}
+}
+
+/* "NAME@plt" for the PLT entries of the module's file: less preferred than
+ * any symbol at the same address. */
+static void
+add_plt_syms(struct symtab *t)
+{
+	struct sym *y;
+	size_t i;
+
+	for (i = 0; i < t->nplt; i++) {
+		y = &t->v[t->n++];
+		y->start = t->plt[i].start;
+		y->end = t->plt[i].end;
+		y->name = t->plt[i].name;
+		y->rank = SYM_RANK_PLT;
+	}
+}
+
+/* The function symbol I of MOD into *Y; false when it is not one. */
+static bool
+read_sym(Dwfl_Module *mod, Dwarf_Addr bias, int i, struct sym *y)
+{
+	GElf_Sym s;
+	GElf_Addr addr;
+	GElf_Word shndx;
+	Elf *elf = NULL;
+	const char *name =
+		dwfl_module_getsym_info(mod, i, &s, &addr, &shndx, &elf, NULL);
+	uint64_t lim;
+
+	if (!is_function(&s, shndx, name) || addr < bias)
+		return false;
+	*y = (struct sym){.start = addr - bias, .name = name};
+	y->sizeless = s.st_size == 0;
+	y->end = y->start + s.st_size;
+	if (y->sizeless) {
+		lim = section_end(elf, shndx, s.st_value);
+		y->end =
+			lim == UINT64_MAX ? lim : y->start + (lim - s.st_value);
+	}
+	y->rank = sym_rank(&s);
+	return true;
+}
+
+int
+symtab_load(struct symtab *t, Dwfl_Module *mod, Dwarf_Addr bias)
+{
+	int i, n = dwfl_module_getsymtab(mod);
+	Dwarf_Addr ebias;
+	Elf *elf = dwfl_module_getelf(mod, &ebias);
+
+	memset(t, 0, sizeof(*t));
+	if (elf && plt_entries(elf, &t->plt, &t->nplt))
+		return -1;
+	if (n < 0)
+		n = 0;
+	if (n == 0 && t->nplt == 0)
+		return 0;
+	t->v = calloc((size_t)n + t->nplt, sizeof(*t->v));
+	if (!t->v)
+		return -1;
+	add_plt_syms(t);
+	for (i = 1; i < n; i++)
+		if (read_sym(mod, bias, i, &t->v[t->n]))
+			t->n++;
+	sort_syms(t);
+	return 0;
+}
+
+void
+symtab_fini(struct symtab *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->v[i].file);
+	free(t->v);
+	free(t->by_name);
+	plt_entries_free(t->plt, t->nplt);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Index of the last symbol starting at or below ADDR, or -1. */
+static long
+sym_floor(const struct symtab *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (t->v[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (long)lo - 1;
+}
+
+struct sym *
+symtab_lookup(const struct symtab *t, uint64_t addr, long *gap)
+{
+	long i = sym_floor(t, addr), j;
+
+	*gap = i;
+	/* a few predecessors, for symbols nested inside larger ones */
+	for (j = i; j >= 0 && j > i - 8; j--) {
+		if (addr < t->v[j].end)
+			return &t->v[j];
+	}
+	return NULL;
+}
+
+/* ------------------------------------------------------------ by name */
+
+static int
+cmp_by_name(const void *a, const void *b, void *arg)
+{
+	const struct sym *v = arg, *x = &v[*(const size_t *)a],
+			 *y = &v[*(const size_t *)b];
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->start > y->start) - (x->start < y->start);
+}
+
+/* The first index of BY_NAME whose symbol's name is not below NAME. */
+static size_t
+name_floor(const struct symtab *t, const char *name)
+{
+	size_t lo = 0, hi = t->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (strcmp(t->v[t->by_name[mid]].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int
+symtab_entry(struct symtab *t, const char *name, uint64_t lo, uint64_t hi,
+	     uint64_t *entry)
+{
+	const struct sym *y;
+	size_t i;
+
+	*entry = 0;
+	if (t->n == 0)
+		return 0;
+	if (!t->by_name) {
+		t->by_name = malloc(t->n * sizeof(*t->by_name));
+		if (!t->by_name)
+			return -1;
+		for (i = 0; i < t->n; i++)
+			t->by_name[i] = i;
+		qsort_r(t->by_name, t->n, sizeof(*t->by_name), cmp_by_name,
+			t->v);
+	}
+	for (i = name_floor(t, name); i < t->n; i++) {
+		y = &t->v[t->by_name[i]];
+		if (strcmp(y->name, name) != 0)
+			break;
+		if (y->start >= lo && y->start < hi) {
+			*entry = y->start;
+			break;
+		}
+	}
+	return 0;
+}
