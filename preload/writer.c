@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "profrun/member-name.h"
 #include "shim.h"
 
 #define ALIGN_UP(x, a) (((x) + (a)-1) & ~(uint64_t)((a)-1))
@@ -144,31 +145,6 @@ writer_open_dir(const char *dir)
 	return fd < 0 ? -errno : fd;
 }
 
-/* "<pid>.prof" (N == 0) or "<pid>-<N>.prof" into BUF.  Async-signal-safe. */
-static void
-member_name(char *buf, pid_t pid, unsigned n)
-{
-	char tmp[24];
-	int len = 0, k = 0;
-	unsigned long v = (unsigned long)pid;
-
-	do
-		tmp[k++] = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
-	while (k > 0)
-		buf[len++] = tmp[--k];
-	if (n > 0) {
-		buf[len++] = '-';
-		v = n;
-		do
-			tmp[k++] = (char)('0' + v % 10);
-		while ((v /= 10) != 0);
-		while (k > 0)
-			buf[len++] = tmp[--k];
-	}
-	memcpy(buf + len, ".prof", 6);
-}
-
 /* Write zeros over [0, SIZE) of FD: the blocks of a file system without
  * fallocate.  Async-signal-safe. */
 static int
@@ -215,12 +191,12 @@ size_member(int fd, uint64_t size)
 int
 writer_create_member(int dfd, pid_t pid, uint64_t size, void **base, char *name)
 {
-	char buf[64];
+	char buf[PROFRUN_MEMBER_NAME_MAX];
 	int fd = -1, r;
 	void *p;
 
 	for (unsigned n = 0; fd < 0 && n < MEMBER_TRIES; n++) {
-		member_name(buf, pid, n);
+		profrun_member_name(buf, (uint64_t)pid, n);
 		fd = openat(dfd, buf,
 			    O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			    0644);
