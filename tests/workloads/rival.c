@@ -1,16 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /* rival HOW [SECONDS]: a program that wants SIGPROF and ITIMER_PROF for
  * itself, as another profiler or a language runtime does.  HOW is
- * "sigaction" or "signal" (how the handler goes in).  It arms ITIMER_PROF
+ * "sigaction", "signal", "sigset" or "bsd_signal" (how the handler goes
+ * in).  It arms ITIMER_PROF
  * at 100 Hz, burns SECONDS of CPU, and checks that its own handler got the
  * signals and that both queries return what it set.  Exit 0 when all
  * holds, 1 otherwise. */
+#define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/time.h>
 
 #include "common.h"
+
+sighandler_t bsd_signal(int sig, sighandler_t handler); /* not in every header */
+/* sigset() is obsolescent, and exactly what programs still call */
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
 volatile unsigned long workload_sink = 1;
 static volatile sig_atomic_t ticks;
@@ -45,6 +51,10 @@ main(int argc, char **argv)
 	sa.sa_flags = SA_RESTART;
 	if (strcmp(how, "signal") == 0)
 		bad += signal(SIGPROF, on_prof) == SIG_ERR;
+	else if (strcmp(how, "sigset") == 0)
+		bad += sigset(SIGPROF, on_prof) == SIG_ERR;
+	else if (strcmp(how, "bsd_signal") == 0)
+		bad += bsd_signal(SIGPROF, on_prof) == SIG_ERR;
 	else
 		bad += sigaction(SIGPROF, &sa, NULL) != 0;
 	bad += setitimer(ITIMER_PROF, &it, NULL) != 0;

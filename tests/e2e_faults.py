@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Never hurt the program: the edges of what the shim touches (file size
+limits, a stderr that became a data file, rivals that came first or used
+other calls, the kernel's exact errors).  Each case runs a real program
+bare and under profrun and checks that the program saw the same
+(tests/workloads/faults.c, rival.c, earlyprof.c).
+
+Usage: e2e_faults.py CASE (exit 0 pass, 1 fail, 77 skip)."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from e2e import PROFRUN, expect, report_json, run, wl  # noqa: E402
+import e2e  # noqa: E402
+
+CASES = {}
+
+
+def case(fn):
+    CASES[fn.__name__.replace("_", "-")] = fn
+    return fn
+
+
+def under_profrun(tmp, name, *args, **kw):
+    out = os.path.join(tmp, name)
+    return out, run([PROFRUN, "-o", out, "--", *args], **kw)
+
+
+def same_as_bare(tmp, name, args, want):
+    bare = run(args)
+    expect(bare.returncode == 0 and bare.stdout == want, f"bare {args}: {bare.stdout!r}")
+    out, cp = under_profrun(tmp, name, *args)
+    expect(cp.returncode == 0 and cp.stdout == want,
+           f"under profrun: exit {cp.returncode}, {cp.stdout!r}, {cp.stderr!r}")
+    return out, cp
+
+
+@case
+def file_size_limit_runs_the_program_unprofiled(tmp):
+    # a member is larger than 100 KiB: it cannot be made, so the program
+    # runs unprofiled and says so, instead of dying of SIGXFSZ
+    out = os.path.join(tmp, "f.prof")
+    cp = run(["sh", "-c", f'ulimit -f 200; exec "$0" -o "$1" -- "$2" 0.3 1 1',
+              PROFRUN, out, wl("split")])
+    expect(cp.returncode == 0, f"exit {cp.returncode} (153 is SIGXFSZ): {cp.stderr!r}")
+    expect("file size limit" in cp.stderr, f"no line saying why: {cp.stderr!r}")
+
+
+@case
+def child_after_lowered_fsize_and_closed_stderr_is_unharmed(tmp):
+    data = os.path.join(tmp, "data.txt")
+    same_as_bare(tmp, "fz.prof", [wl("faults"), "fsize", data], "fsize: child exit 0\n")
+    with open(data) as f:
+        text = f.read()
+    expect(text == "child data\n", f"the program's data file holds {text!r}")
+
+
+@case
+def profiler_started_before_profrun_keeps_its_ticks(tmp):
+    out, cp = same_as_bare(tmp, "early.prof", [wl("faults-early"), "early"],
+                           "early: its profiler ticks\n")
+    p = report_json(out)["processes"][0]
+    expect(p["stopped_early"] and "already in use when profrun started" in p["stopped_early"],
+           f"the report must say why it is empty: {p}")
+
+
+@case
+def rival_handler_through_sigset_and_bsd_signal_keeps_working(tmp):
+    for how in ("sigset", "bsd_signal"):
+        out, cp = same_as_bare(tmp, f"rv-{how}.prof", [wl("rival"), how, "1.0"],
+                               f"rival {how}: own handler and timer work\n")
+        p = report_json(out)["processes"][0]
+        expect(p["stopped_early"] and "SIGPROF" in p["stopped_early"], f"{how}: JSON {p}")
+
+
+@case
+def itimer_calls_fail_exactly_as_the_kernel_does(tmp):
+    out, _ = same_as_bare(tmp, "it.prof", [wl("faults"), "itimer"], "itimer: as the kernel\n")
+    rep = report_json(out)
+    expect(rep["processes"][0]["stopped_early"] is None and rep["samples"]["total"] > 0,
+           f"bad setitimer calls stopped profiling: {rep['processes'][0]}")
+
+
+if __name__ == "__main__":
+    sys.exit(e2e.main(CASES, "e2e_faults.py"))

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/* faults MODE: programs that meet the edges of what the shim touches
+ * (tests/e2e_faults.py).  Each prints one line and exits 0 when the
+ * program saw what it would see without profrun.
+ *
+ *   early      (faults-early) linked with libearlyprof.so, whose constructor took SIGPROF
+ *              and ITIMER_PROF: its handler must get its ticks
+ *   fsize DATA lowers RLIMIT_FSIZE to 64 KiB, closes stderr, opens DATA
+ *              (it lands on fd 2), forks a child that writes a line to
+ *              it and exits 0
+ *   itimer     setitimer and getitimer on ITIMER_PROF with bad arguments:
+ *              the kernel's errors, and nothing else changes
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common.h"
+
+volatile unsigned long workload_sink = 1;
+#ifdef WITH_EARLYPROF /* the faults-early build: libearlyprof.so's */
+extern volatile int earlyprof_ticks;
+#else
+static volatile int earlyprof_ticks = -1;
+#endif
+
+__attribute__((noipa)) void
+fault_spin(double seconds)
+{
+	double start = cpu_seconds();
+
+	while (cpu_seconds() - start < seconds)
+		WORKLOAD_BODY(100000UL);
+}
+
+static int
+mode_early(void)
+{
+	if (earlyprof_ticks < 0)
+		return 2;
+	fault_spin(1.0);
+	printf("early: %s\n", earlyprof_ticks >= 50 ? "its profiler ticks"
+						    : "its profiler starved");
+	return 0;
+}
+
+static int
+mode_fsize(const char *data)
+{
+	struct rlimit rl = {65536, 65536};
+	int status = -1, fd;
+	pid_t pid;
+
+	fault_spin(0.2);
+	if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
+		return 1;
+	close(STDERR_FILENO);
+	fd = open(data, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd != STDERR_FILENO)
+		return 1;
+	pid = fork();
+	if (pid == 0) {
+		fault_spin(0.05);
+		if (write(STDERR_FILENO, "child data\n", 11) != 11)
+			_exit(1);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		return 1;
+	printf("fsize: child %s\n",
+	       WIFEXITED(status) && WEXITSTATUS(status) == 0 ? "exit 0"
+							     : "killed");
+	return 0;
+}
+
+/* The raw system call's answer, as errno. */
+static int
+kernel_says(int which, const struct itimerval *it)
+{
+	return syscall(SYS_setitimer, which, it, NULL) < 0 ? errno : 0;
+}
+
+static int
+mode_itimer(void)
+{
+	struct itimerval neg = {{0, 0}, {-1, 0}}, big = {{0, 1000000}, {0, 0}};
+	int bad = 0, e;
+
+	errno = 0;
+	bad += setitimer(ITIMER_PROF, &neg, NULL) != -1 || errno != EINVAL;
+	errno = 0;
+	bad += setitimer(ITIMER_PROF, &big, NULL) != -1 || errno != EINVAL;
+	errno = 0;
+	bad += getitimer(ITIMER_PROF, NULL) != -1 || errno != EFAULT;
+	e = kernel_says(ITIMER_VIRTUAL, &neg);
+	bad += e != EINVAL;
+	fault_spin(0.6);
+	printf("itimer: %s\n", bad ? "differs from the kernel" : "as the kernel");
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (strcmp(mode, "early") == 0)
+		return mode_early();
+	if (strcmp(mode, "fsize") == 0 && argc > 2)
+		return mode_fsize(argv[2]);
+	if (strcmp(mode, "itimer") == 0)
+		return mode_itimer();
+	fprintf(stderr, "faults: unknown mode '%s'\n", mode);
+	return 2;
+}
