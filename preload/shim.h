@@ -194,6 +194,7 @@ struct layout {
 	uint64_t vdso_off; /* 0 when no vdso image is kept */
 	uint32_t vdso_size;
 	uint64_t threads_off;
+	uint64_t regions_off;
 	uint64_t file_size;
 };
 

@@ -11,6 +11,8 @@
  *   modstr_off   PROFRUN_MODSTR_SIZE bytes of module paths
  *   vdso_off     the vdso's image (vdso_size bytes, 8-byte aligned)
  *   threads_off  struct profrun_thread[PROFRUN_THREAD_SLOTS] (64-byte aligned)
+ *   regions_off  struct profrun_region[PROFRUN_REGION_SLOTS]: the list of
+ *                every region above, by kind
  *
  * exe_off and note_off are absolute file offsets into the string area (so 0
  * can mean "no note").  Files are created O_EXCL|O_NOFOLLOW, mode 0644,
@@ -56,8 +58,50 @@ writer_layout(struct layout *l, size_t exe_len, uint64_t nbuckets,
 	l->vdso_size = vdso_size;
 	l->threads_off =
 		ALIGN_UP(l->modstr_off + PROFRUN_MODSTR_SIZE + vdso_size, 64);
-	l->file_size = l->threads_off + PROFRUN_THREAD_SLOTS *
-						(uint64_t)sizeof(struct profrun_thread);
+	l->regions_off = l->threads_off +
+			 PROFRUN_THREAD_SLOTS * (uint64_t)sizeof(struct profrun_thread);
+	l->file_size = l->regions_off +
+		       PROFRUN_REGION_SLOTS * (uint64_t)sizeof(struct profrun_region);
+}
+
+/* The list of the regions of layout L into the member image BASE.
+ * Every kind this writer lays out is one a reader can do without (older
+ * readers find them through the header).  Pure, async-signal-safe. */
+static void
+write_regions(void *base, const struct layout *l)
+{
+	struct profrun_header *h = base;
+	struct profrun_region r[] = {
+		{PROFRUN_REGION_STRINGS, 1, 0, l->strings_off, l->strings_size},
+		{PROFRUN_REGION_WRAPS, 1, 0, l->wraps_off,
+		 PROFRUN_WRAP_SLOTS * (uint64_t)sizeof(struct profrun_wrap)},
+		{PROFRUN_REGION_HIST, 1, 0, l->hist_off, l->nbuckets * 2},
+		{PROFRUN_REGION_PCS, 1, 0, l->pcs_off,
+		 PROFRUN_PC_SLOTS * (uint64_t)sizeof(struct profrun_pc)},
+		{PROFRUN_REGION_MODULES, 1, 0, l->modules_off,
+		 PROFRUN_MODULE_SLOTS * (uint64_t)sizeof(struct profrun_module)},
+		{PROFRUN_REGION_MODSTR, 1, 0, l->modstr_off, PROFRUN_MODSTR_SIZE},
+		{PROFRUN_REGION_VDSO, 1, 0, l->vdso_off, l->vdso_size},
+		{PROFRUN_REGION_THREADS, 1, 0, l->threads_off,
+		 PROFRUN_THREAD_SLOTS * (uint64_t)sizeof(struct profrun_thread)},
+		{PROFRUN_REGION_DIRECTORY, 1, 0, l->regions_off, 0},
+	};
+	const size_t nr = sizeof(r) / sizeof(r[0]);
+	uint32_t n = 0;
+
+	_Static_assert(sizeof(r) / sizeof(r[0]) <= PROFRUN_REGION_SLOTS,
+		       "region list overflows its room");
+	for (size_t i = 0; i < nr; i++)
+		n += r[i].size > 0 || r[i].kind == PROFRUN_REGION_DIRECTORY;
+	r[nr - 1].size = n * (uint64_t)sizeof(struct profrun_region);
+	n = 0;
+	for (size_t i = 0; i < nr; i++)
+		if (r[i].size > 0)
+			memcpy((char *)base + l->regions_off +
+				       n++ * sizeof(struct profrun_region),
+			       &r[i], sizeof(r[i]));
+	h->regions_off = l->regions_off;
+	h->region_count = n;
 }
 
 /* Pure, async-signal-safe. */
@@ -105,6 +149,7 @@ writer_init(void *base, const struct layout *l, const struct target *t,
 	h->vdso_size = l->vdso_size;
 	h->threads_off = l->threads_off;
 	h->thread_slots = PROFRUN_THREAD_SLOTS;
+	write_regions(base, l);
 	memcpy((char *)base + l->exe_off, t->exe, strlen(t->exe) + 1);
 }
 

@@ -53,7 +53,7 @@ check(bool ok, const char *what)
 }
 
 struct image {
-	uint8_t buf[FILE_SIZE + 64];
+	uint8_t buf[FILE_SIZE + 128];
 	size_t size;
 };
 
@@ -634,6 +634,55 @@ test_runs(void)
 	free(dir);
 }
 
+/* ---------------------------------------------------------------- regions */
+
+/* The valid member with a list of two regions after it: the histogram,
+ * and one of kind 99 with FLAGS, at OFF (SIZE bytes).  Returns what the
+ * reader says. */
+static int
+parse_with_list(uint16_t flags, uint64_t hist_size, uint64_t off,
+		char *err, size_t errlen)
+{
+	static struct image im;
+	struct profrun_region r[2] = {
+		{PROFRUN_REGION_HIST, 1, 0, HIST_OFF, hist_size},
+		{99, 1, flags, off, 8},
+	};
+	struct profile p;
+	int ret;
+
+	make_valid(&im);
+	memcpy(im.buf + FILE_SIZE, r, sizeof(r));
+	im.size = FILE_SIZE + sizeof(r);
+	hdr(&im)->file_size = im.size;
+	hdr(&im)->regions_off = FILE_SIZE;
+	hdr(&im)->region_count = 2;
+	ret = profile_parse(im.buf, im.size, &p, err, errlen);
+	if (ret == 0)
+		profile_fini(&p);
+	return ret;
+}
+
+static void
+test_region_list(void)
+{
+	char err[256] = "";
+
+	check(parse_with_list(0, NBUCKETS * 2, STRINGS_OFF, err, sizeof(err)) == 0,
+	      "a region of an unknown kind is skipped");
+	check(parse_with_list(PROFRUN_REGION_REQUIRED, NBUCKETS * 2, STRINGS_OFF,
+			      err, sizeof(err)) < 0 &&
+		      strstr(err, "needs a newer profrun") &&
+		      strstr(err, "kind 99"),
+	      "a required region of an unknown kind is refused, by kind");
+	check(parse_with_list(0, NBUCKETS * 4, STRINGS_OFF, err, sizeof(err)) < 0 &&
+		      strstr(err, "disagrees"),
+	      "a known region listed elsewhere than the header says is refused");
+	check(parse_with_list(0, NBUCKETS * 2, FILE_SIZE + 60, err, sizeof(err)) < 0 &&
+		      strstr(err, "out of range"),
+	      "a region past the end of the file is refused");
+}
+
 int
 main(void)
 {
@@ -644,6 +693,7 @@ main(void)
 		return 99;
 	test_valid();
 	test_damages();
+	test_region_list();
 	test_files();
 	test_runs();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);

@@ -120,6 +120,8 @@ layout(struct member *m)
 	h->threads_off = 0;
 	h->thread_slots = 0;
 	h->thread_count = 0;
+	h->regions_off = 0; /* the fixed fields say where everything is */
+	h->region_count = 0;
 	clear_outside(h);
 	if (m->outside)
 		layout_outside(h, m->outside);

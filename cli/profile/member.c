@@ -121,7 +121,7 @@ check_buckets(const struct profrun_header *h, char *err, size_t errlen)
 static int
 check_regions(const struct profrun_header *h, char *err, size_t errlen)
 {
-	struct region r[8] = {
+	struct region r[9] = {
 		{"string area", h->strings_off, h->strings_size},
 		{"wrap table", h->wraps_off,
 		 (uint64_t)h->wrap_slots * sizeof(struct profrun_wrap)},
@@ -130,6 +130,7 @@ check_regions(const struct profrun_header *h, char *err, size_t errlen)
 	size_t i, j, n = 3 + profile_outside_regions(h, r + 3);
 
 	n += profile_thread_regions(h, r + n);
+	n += profile_region_list_regions(h, r + n);
 
 	if (h->strings_size > PROFILE_MAX_STRINGS)
 		return profile_fail(err, errlen,
@@ -314,6 +315,7 @@ profile_parse(const void *data, size_t size, struct profile *p, char *err,
 	if (check_ident(buf, size, &p->hdr, err, errlen) ||
 	    check_buckets(&p->hdr, err, errlen) ||
 	    check_regions(&p->hdr, err, errlen) ||
+	    profile_check_region_list(buf, &p->hdr, err, errlen) ||
 	    read_strings(buf, p, err, errlen) ||
 	    read_wraps(buf, &p->hdr, &w, &nw, err, errlen))
 		goto fail;

@@ -117,6 +117,18 @@ size_t profile_outside_regions(const struct profrun_header *h,
  * R and returns 1, or 0 when the file has none.  (member-threads.c) */
 size_t profile_thread_regions(const struct profrun_header *h, struct region *r);
 
+/* The extent of the region list, like the above (member-regions.c). */
+size_t profile_region_list_regions(const struct profrun_header *h,
+				   struct region *r);
+
+/* Check the region list of the member image BUF (its extent already
+ * checked): every entry inside the file, known kinds where the header puts
+ * them, an unknown kind refused only when marked required.  Returns 0, or
+ * -1 with a reason in ERR. */
+int profile_check_region_list(const uint8_t *buf,
+			      const struct profrun_header *h, char *err,
+			      size_t errlen);
+
 /* Read the thread records of the validated member image BUF into P.
  * Returns 0, or -1 with a reason in ERR. */
 int profile_parse_threads(const uint8_t *buf, struct profile *p, char *err,

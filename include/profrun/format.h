@@ -21,6 +21,8 @@
  *   header.modstr_off        NUL-terminated module paths
  *   header.vdso_off          a copy of the vdso's ELF image
  *   header.threads_off       struct profrun_thread[thread_slots]
+ *   header.regions_off       struct profrun_region[region_count]: the list
+ *                            of all of the above, by kind
  *
  * The last four were appended to version 1: a file that has none of them
  * (zero offsets and sizes, as in files of earlier writers) only counts its
@@ -85,6 +87,36 @@ enum profrun_module_kind {
 	PROFRUN_MODULE_LIBRARY = 0, /* a shared object from a file */
 	PROFRUN_MODULE_MAIN = 1,    /* the main executable (profil covers it) */
 	PROFRUN_MODULE_VDSO = 2,    /* the kernel's vdso (image at vdso_off) */
+};
+
+/* The self-describing list of a member's regions: every region the
+ * writer laid out, with its kind and that kind's layout version.  A reader
+ * skips a kind it does not know, unless the entry says the file cannot be
+ * read without it (PROFRUN_REGION_REQUIRED): then it refuses the file,
+ * naming the kind.  The fixed header fields above stay the way to find the
+ * kinds listed here; a new kind of record (stacks, say) is found only
+ * through its entry. */
+enum profrun_region_kind {
+	PROFRUN_REGION_STRINGS = 1,
+	PROFRUN_REGION_WRAPS = 2,
+	PROFRUN_REGION_HIST = 3,
+	PROFRUN_REGION_PCS = 4,
+	PROFRUN_REGION_MODULES = 5,
+	PROFRUN_REGION_MODSTR = 6,
+	PROFRUN_REGION_VDSO = 7,
+	PROFRUN_REGION_THREADS = 8,
+	PROFRUN_REGION_DIRECTORY = 9, /* the list itself */
+};
+
+#define PROFRUN_REGION_REQUIRED 1u /* profrun_region.flags */
+#define PROFRUN_REGION_SLOTS	16u /* entries the shim writes room for */
+
+struct profrun_region {
+	uint32_t kind;	  /* enum profrun_region_kind */
+	uint16_t version; /* layout version of that kind, from 1 */
+	uint16_t flags;	  /* PROFRUN_REGION_REQUIRED */
+	uint64_t off;	  /* file offset */
+	uint64_t size;	  /* bytes */
 };
 
 /* header.timer_kind */
@@ -227,8 +259,10 @@ struct profrun_header {
 	uint32_t thread_count; /* slots claimed (may exceed thread_slots-1) */
 	uint32_t timer_kind;   /* enum profrun_timer_kind */
 	uint32_t interval_ns;  /* per-thread timer interval armed, 0 = none */
-	uint64_t kernel_samples_reserved; /* 0; kernel time is told apart
-					   * by the reader */
+	uint64_t regions_off;  /* struct profrun_region[region_count], 0 =
+				* none (files of earlier writers) */
+	uint32_t region_count;
+	uint32_t reserved3;
 };
 
 /* Little-endian hosts only: the histogram is written natively by profil. */
@@ -238,6 +272,7 @@ _Static_assert(sizeof(struct profrun_wrap) == 16, "wrap slot size");
 _Static_assert(sizeof(struct profrun_pc) == 16, "PC slot size");
 _Static_assert(sizeof(struct profrun_module) == 112, "module record size");
 _Static_assert(sizeof(struct profrun_thread) == 64, "thread record size");
+_Static_assert(sizeof(struct profrun_region) == 24, "region entry size");
 
 /* Bucket i covers link-time [text_start + i*bucket_size,
  * text_start + (i+1)*bucket_size). */

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The list of a member's regions (struct profrun_region): every entry
+ * inside the file, the kinds this reader knows where the header puts
+ * them, and a kind it does not know refused only when the writer marked
+ * it required.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "profile.h"
+
+/* Far above what any writer lists. */
+#define PROFILE_MAX_REGIONS 256u
+
+size_t
+profile_region_list_regions(const struct profrun_header *h, struct region *r)
+{
+	if (h->regions_off == 0 && h->region_count == 0)
+		return 0;
+	r->what = "region list";
+	r->off = h->regions_off;
+	r->size = (uint64_t)h->region_count * sizeof(struct profrun_region);
+	return 1;
+}
+
+/* Where the header puts a region of KIND; false for a kind this reader
+ * does not know. */
+static bool
+header_place(const struct profrun_header *h, uint32_t kind, uint64_t *off,
+	     uint64_t *size)
+{
+	switch (kind) {
+	case PROFRUN_REGION_STRINGS:
+		*off = h->strings_off, *size = h->strings_size;
+		return true;
+	case PROFRUN_REGION_WRAPS:
+		*off = h->wraps_off;
+		*size = (uint64_t)h->wrap_slots * sizeof(struct profrun_wrap);
+		return true;
+	case PROFRUN_REGION_HIST:
+		*off = h->hist_off, *size = h->nbuckets * 2;
+		return true;
+	case PROFRUN_REGION_PCS:
+		*off = h->pcs_off;
+		*size = (uint64_t)h->pc_slots * sizeof(struct profrun_pc);
+		return true;
+	case PROFRUN_REGION_MODULES:
+		*off = h->modules_off;
+		*size = (uint64_t)h->module_slots * sizeof(struct profrun_module);
+		return true;
+	case PROFRUN_REGION_MODSTR:
+		*off = h->modstr_off, *size = h->modstr_size;
+		return true;
+	case PROFRUN_REGION_VDSO:
+		*off = h->vdso_off, *size = h->vdso_size;
+		return true;
+	case PROFRUN_REGION_THREADS:
+		*off = h->threads_off;
+		*size = (uint64_t)h->thread_slots * sizeof(struct profrun_thread);
+		return true;
+	case PROFRUN_REGION_DIRECTORY:
+		*off = h->regions_off;
+		*size = (uint64_t)h->region_count * sizeof(struct profrun_region);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* One entry, checked.  Returns 0, or -1 with a reason in ERR. */
+static int
+check_entry(const struct profrun_header *h, const struct profrun_region *e,
+	    uint32_t i, char *err, size_t errlen)
+{
+	uint64_t off, size;
+
+	if (e->size > h->file_size || e->off > h->file_size - e->size)
+		return profile_fail(err, errlen,
+				    "region %u (kind %u) out of range", i,
+				    e->kind);
+	if (!header_place(h, e->kind, &off, &size)) {
+		if (e->flags & PROFRUN_REGION_REQUIRED)
+			return profile_fail(
+				err, errlen,
+				"needs a newer profrun: it holds records of kind %u (version %u), which this one cannot read",
+				e->kind, e->version);
+		return 0; /* a kind of a newer writer: skipped */
+	}
+	if (e->version != 1 && (e->flags & PROFRUN_REGION_REQUIRED))
+		return profile_fail(
+			err, errlen,
+			"needs a newer profrun: region kind %u has layout version %u",
+			e->kind, e->version);
+	if (e->off != off || e->size != size)
+		return profile_fail(
+			err, errlen,
+			"region list disagrees with the header about region kind %u",
+			e->kind);
+	return 0;
+}
+
+int
+profile_check_region_list(const uint8_t *buf, const struct profrun_header *h,
+			  char *err, size_t errlen)
+{
+	struct profrun_region e;
+
+	if (h->region_count > PROFILE_MAX_REGIONS)
+		return profile_fail(err, errlen,
+				    "region list of %u entries (at most %u)",
+				    h->region_count, PROFILE_MAX_REGIONS);
+	for (uint32_t i = 0; i < h->region_count; i++) {
+		memcpy(&e, buf + h->regions_off + (uint64_t)i * sizeof(e),
+		       sizeof(e));
+		if (check_entry(h, &e, i, err, errlen))
+			return -1;
+	}
+	return 0;
+}
