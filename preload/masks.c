@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
@@ -36,6 +37,10 @@ typedef int (*sigwaitinfo_fn)(const sigset_t *, siginfo_t *);
 typedef int (*sigtimedwait_fn)(const sigset_t *, siginfo_t *,
 			       const struct timespec *);
 typedef int (*signalfd_fn)(int, const sigset_t *, int);
+typedef int (*posix_spawn_fn)(pid_t *, const char *,
+			      const posix_spawn_file_actions_t *,
+			      const posix_spawnattr_t *, char *const[],
+			      char *const[]);
 typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *,
 				 void *(*)(void *), void *);
 
@@ -46,6 +51,7 @@ static sigwaitinfo_fn real_sigwaitinfo;
 static sigtimedwait_fn real_sigtimedwait;
 static signalfd_fn real_signalfd;
 static pthread_create_fn real_pthread_create;
+static posix_spawn_fn real_posix_spawn, real_posix_spawnp;
 
 /* The program's view: does this thread block SIGPROF? */
 static __thread bool t_prof_blocked __attribute__((tls_model("initial-exec")));
@@ -130,6 +136,8 @@ masks_init(void)
 	REAL(sigtimedwait);
 	REAL(signalfd);
 	REAL(pthread_create);
+	REAL(posix_spawn);
+	REAL(posix_spawnp);
 	if (!have_end_key && pthread_key_create(&end_key, on_thread_end) == 0)
 		have_end_key = true;
 	adopt_real_mask();
@@ -256,6 +264,65 @@ signalfd(int fd, const sigset_t *mask, int flags)
 	sigset_t copy;
 
 	return CALL_REAL(signalfd, -1, fd, without_sigprof(mask, &copy), flags);
+}
+
+/* ---------------------------------------------------------------- spawn */
+/* What a posix_spawn child inherits of SIGPROF is what the program set:
+ * SIG_IGN stays ignored (not our handler reset to SIG_DFL) and a blocked
+ * view is blocked, unless ATTR sets them itself. */
+static int
+spawn_as_viewed(posix_spawn_fn real_fn, pid_t *pid, const char *path,
+		const posix_spawn_file_actions_t *fa,
+		const posix_spawnattr_t *attr, char *const argv[],
+		char *const envp[])
+{
+	struct sigaction view;
+	short flags = 0;
+	sigset_t dfl;
+	bool ign, block;
+	int r;
+
+	if (real_fn == NULL)
+		return ENOSYS;
+	if (!virtualizing())
+		return real_fn(pid, path, fa, attr, argv, envp);
+	if (attr != NULL)
+		posix_spawnattr_getflags(attr, &flags);
+	sigemptyset(&dfl);
+	if (attr != NULL && (flags & POSIX_SPAWN_SETSIGDEF))
+		posix_spawnattr_getsigdefault(attr, &dfl);
+	timer_get_program_action(&view);
+	ign = view.sa_handler == SIG_IGN && sigismember(&dfl, SIGPROF) != 1;
+	block = t_prof_blocked && !(flags & POSIX_SPAWN_SETSIGMASK);
+	if (ign)
+		timer_hold_ignored(true);
+	if (block)
+		masks_apply_view(true);
+	r = real_fn(pid, path, fa, attr, argv, envp);
+	if (block)
+		masks_apply_view(false);
+	if (ign)
+		timer_hold_ignored(false);
+	return r;
+}
+
+EXPORT int
+posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+	    const posix_spawnattr_t *attr, char *const argv[],
+	    char *const envp[])
+{
+	return spawn_as_viewed(REAL(posix_spawn), pid, path, fa, attr, argv,
+			       envp);
+}
+
+EXPORT int
+posix_spawnp(pid_t *pid, const char *file,
+	     const posix_spawn_file_actions_t *fa,
+	     const posix_spawnattr_t *attr, char *const argv[],
+	     char *const envp[])
+{
+	return spawn_as_viewed(REAL(posix_spawnp), pid, file, fa, attr, argv,
+			       envp);
 }
 
 /* ---------------------------------------------------------------- threads */

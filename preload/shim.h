@@ -266,6 +266,11 @@ void timer_stop(void);
  * threads.  Async-signal-safe. */
 void timer_fork_child(void);
 
+/* While ON, SIGPROF is really ignored (samples then are dropped): a
+ * posix_spawn child of a program that set SIG_IGN must inherit SIG_IGN.
+ * Calls nest across threads.  Async-signal-safe. */
+void timer_hold_ignored(bool on);
+
 /* True while we profile but SIGPROF's action is not our handler any more.
  * Async-signal-safe. */
 bool timer_taken_over(void);

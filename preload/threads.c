@@ -51,6 +51,10 @@ static uint64_t interval_ns;	   /* 0 while not sampling */
 static uint32_t keep_share; /* of each expiration, out of 2^32; 0 = all */
 
 static __thread struct reg *t_reg __attribute__((tls_model("initial-exec")));
+/* the calling thread's record: kept after its end, for a signal that was
+ * already queued when its timer went */
+static __thread struct profrun_thread *t_rec
+	__attribute__((tls_model("initial-exec")));
 static __thread uint64_t t_rng __attribute__((tls_model("initial-exec")));
 
 /* The CPU clock of thread TID (as pthread_getcpuclockid gives it). */
@@ -246,6 +250,7 @@ threads_fork_child(void)
 		memset(registry, 0, reg_high * sizeof(struct reg));
 	reg_high = 0;
 	t_reg = NULL;
+	t_rec = NULL;
 	recs = NULL;
 	hdr = NULL;
 	interval_ns = 0;
@@ -264,6 +269,7 @@ threads_register_self(bool main_thread)
 	if (e == NULL)
 		return; /* no timer: its CPU shows as unsampled */
 	e->rec = claim_record(tid, main_thread ? PROFRUN_THREAD_MAIN : 0);
+	t_rec = e->rec;
 	t_reg = e;
 	arm_entry(e, tid);
 }
@@ -361,13 +367,12 @@ threads_keep(uint64_t n)
 void
 threads_count_samples(uint64_t n)
 {
-	struct reg *e = t_reg;
-	struct profrun_thread *r;
+	struct profrun_thread *r = t_rec;
 
-	if (e == NULL || (r = e->rec) == NULL)
+	if (r == NULL)
 		return;
 	__atomic_add_fetch(&r->samples, n, __ATOMIC_RELAXED);
-	if (r->tid > 0)
+	if (r->tid > 0 && !(r->flags & PROFRUN_THREAD_ENDED))
 		__atomic_store_n(&r->cpu_ns, clock_ns(CLOCK_THREAD_CPUTIME_ID),
 				 __ATOMIC_RELAXED);
 }

@@ -268,6 +268,27 @@ timer_stop(void)
 }
 
 /* Async-signal-safe. */
+void
+timer_hold_ignored(bool on)
+{
+	static int holders;
+	struct sigaction ours, ign;
+
+	if (!running)
+		return;
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	memset(&ours, 0, sizeof(ours));
+	ours.sa_sigaction = on_sigprof;
+	ours.sa_flags = OUR_FLAGS;
+	sigfillset(&ours.sa_mask);
+	if (on && __atomic_fetch_add(&holders, 1, __ATOMIC_ACQ_REL) == 0)
+		REAL(sigaction)(SIGPROF, &ign, NULL);
+	else if (!on && __atomic_sub_fetch(&holders, 1, __ATOMIC_ACQ_REL) == 0)
+		REAL(sigaction)(SIGPROF, &ours, NULL);
+}
+
+/* Async-signal-safe. */
 bool
 timer_taken_over(void)
 {

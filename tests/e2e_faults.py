@@ -9,7 +9,10 @@ bare and under profrun and checks that the program saw the same
 Usage: e2e_faults.py CASE (exit 0 pass, 1 fail, 77 skip)."""
 
 import os
+import signal
+import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from e2e import PROFRUN, expect, report_json, run, wl  # noqa: E402
@@ -81,6 +84,51 @@ def itimer_calls_fail_exactly_as_the_kernel_does(tmp):
     rep = report_json(out)
     expect(rep["processes"][0]["stopped_early"] is None and rep["samples"]["total"] > 0,
            f"bad setitimer calls stopped profiling: {rep['processes'][0]}")
+
+
+@case
+def programs_inherit_the_dispositions_and_mask_of_a_shell(tmp):
+    bare = run([wl("faults"), "spawn"])
+    expect(bare.returncode == 0 and bare.stdout.count("\n") == 2, f"bare: {bare.stdout!r}")
+    expect("child: not default: 27=ign; SIGPROF blocked" in bare.stdout,
+           f"the child of a program ignoring and blocking SIGPROF: {bare.stdout!r}")
+    _, cp = under_profrun(tmp, "sp.prof", wl("faults"), "spawn")
+    expect(cp.returncode == 0 and cp.stdout == bare.stdout,
+           f"under profrun:\n{cp.stdout}bare:\n{bare.stdout}")
+
+
+@case
+def signals_sent_to_profrun_reach_the_program(tmp):
+    out = os.path.join(tmp, "term.prof")
+    p = subprocess.Popen([PROFRUN, "-o", out, "--", wl("split"), "20", "1", "1"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.0)
+    p.send_signal(signal.SIGTERM)
+    try:
+        _, err = p.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        raise e2e.Failure("profrun did not end after SIGTERM")
+    expect(p.returncode == 128 + signal.SIGTERM, f"profrun exit {p.returncode}, expected 143")
+    expect("samples:" in err and "cut short" in err, f"no report of what was recorded: {err!r}")
+    pgrep = run(["pgrep", "-f", f"{wl('split')} 20 1 1"])
+    expect(pgrep.stdout.strip() == "", f"the program outlived profrun: {pgrep.stdout!r}")
+
+
+@case
+def second_run_into_the_same_profile_is_refused(tmp):
+    out = os.path.join(tmp, "same.prof")
+    first = subprocess.Popen([PROFRUN, "-q", "-o", out, "--", wl("split"), "1.5", "1", "1"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.5)
+    cp = run([PROFRUN, "-q", "-o", out, "--", wl("split"), "0.2", "1", "1"])
+    first.communicate(timeout=60)
+    expect(cp.returncode == 1 and "another profrun run" in cp.stderr and cp.stdout == "",
+           f"second run: exit {cp.returncode}, {cp.stdout!r} {cp.stderr!r}")
+    rep = report_json(out)
+    expect(first.returncode == 0 and len(rep["processes"]) == 1 and
+           rep["processes"][0]["cpu_seconds"] >= 1.4,
+           f"the first run's profile: {rep['processes']}")
 
 
 if __name__ == "__main__":

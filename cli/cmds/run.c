@@ -10,7 +10,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/file.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,6 +222,30 @@ same_directory(const char *output, const char *abs)
 }
 
 /* Make OUTPUT an empty run directory and its absolute path into ABS. */
+/* Hold an exclusive lock on the run directory PATH for the rest of this
+ * run (the descriptor stays open, close-on-exec), so that a second run
+ * with the same -o never empties or mixes into this one's profile. */
+static int
+lock_output(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0) {
+		cli_error("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return 0; /* kept open until profrun exits */
+	if (errno == EWOULDBLOCK)
+		cli_error(
+			"%s: another profrun run is writing this profile; choose another path with -o",
+			path);
+	else
+		cli_error("%s: cannot lock: %s", path, strerror(errno));
+	close(fd);
+	return -1;
+}
+
 static int
 prepare_output(const char *output, char *abs, size_t abssz)
 {
@@ -240,11 +264,15 @@ prepare_output(const char *output, char *abs, size_t abssz)
 				output);
 			return -1;
 		}
-		/* an earlier run's profile is replaced, nothing else */
-		if (run_dir_empty(output, false, "choose another path with -o"))
+		/* an earlier run's profile is replaced, nothing else, and
+		 * never one a run still going writes */
+		if (lock_output(output) ||
+		    run_dir_empty(output, false, "choose another path with -o"))
 			return -1;
 	} else if (errno != ENOENT || mkdir(output, 0755) != 0) {
 		cli_error("%s: cannot create: %s", output, strerror(errno));
+		return -1;
+	} else if (lock_output(output)) {
 		return -1;
 	}
 	if (!realpath(output, abs) || strlen(abs) >= abssz) {
@@ -296,21 +324,62 @@ setup_child_environ(const char *shim, const char *outdir, long freq)
 	return 0;
 }
 
+/* The program being waited for; 0 before it starts. */
+static volatile pid_t child_pid;
+
+/* Signals a supervisor sends to stop or poke a job. */
+static const int forwarded[] = {SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1,
+				SIGUSR2};
+
+/* A forwarded signal sent to profrun goes to the program, which decides;
+ * profrun waits for it, reports and exits with its status.  ^C and ^\
+ * from the terminal already reach the program (its process group): only
+ * those a process sent are passed on. */
+static void
+forward(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+
+	(void)uc;
+	if (child_pid > 0 && ((sig != SIGINT && sig != SIGQUIT) ||
+			      si->si_code == SI_USER || si->si_code == SI_QUEUE))
+		kill(child_pid, sig);
+	errno = saved;
+}
+
+/* Forward the signals of FORWARDED that profrun was not started with
+ * ignored (an ignored one stays ignored, for profrun and the program, as
+ * from a shell); ON false puts the defaults back. */
+static void
+set_forwarding(bool on)
+{
+	struct sigaction sa = {.sa_flags = SA_SIGINFO | SA_RESTART}, old;
+
+	sa.sa_sigaction = forward;
+	sigfillset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++) {
+		if (sigaction(forwarded[i], NULL, &old) != 0 ||
+		    old.sa_handler == SIG_IGN)
+			continue;
+		if (on) {
+			sigaction(forwarded[i], &sa, NULL);
+		} else {
+			struct sigaction dfl = {.sa_handler = SIG_DFL};
+
+			sigaction(forwarded[i], &dfl, NULL);
+		}
+	}
+}
+
 static int
 wait_status(pid_t pid)
 {
-	struct sigaction ign = {.sa_handler = SIG_IGN}, oint, oquit;
 	int status;
 	pid_t r;
 
-	/* like system(3): the terminal's ^C and ^\ are the program's to handle */
-	sigaction(SIGINT, &ign, &oint);
-	sigaction(SIGQUIT, &ign, &oquit);
 	do
 		r = waitpid(pid, &status, 0);
 	while (r < 0 && errno == EINTR);
-	sigaction(SIGINT, &oint, NULL);
-	sigaction(SIGQUIT, &oquit, NULL);
 	if (r < 0)
 		return 1;
 	if (WIFSIGNALED(status))
@@ -318,28 +387,42 @@ wait_status(pid_t pid)
 	return WEXITSTATUS(status);
 }
 
-/* posix_spawn rather than fork: a vfork-style start copies none of this
- * process's page tables (elfutils and json-c are mapped by then), and it
- * returns the error of a failed exec itself. */
+/* vfork and execve: the program inherits exactly this process's signal
+ * dispositions (caught ones become default at exec, ignored ones stay
+ * ignored) and mask, as from a shell (posix_spawn would leave glibc's
+ * internal signals ignored in it), and no page tables are copied.  The
+ * error of a failed exec comes back through the shared memory. */
 static int
 spawn(const char *path, char **argv, int *status)
 {
+	volatile int exec_err = 0;
 	pid_t pid;
-	int err;
 
 	*status = EXIT_FAIL;
 	fflush(NULL);
-	err = posix_spawn(&pid, path, NULL, NULL, argv, environ);
-	if (err == EAGAIN) {
-		cli_error("cannot start %s: %s", argv[0], strerror(err));
+	set_forwarding(true);
+	pid = vfork();
+	if (pid == 0) {
+		execve(path, argv, environ);
+		exec_err = errno;
+		_exit(127);
+	}
+	if (pid < 0) {
+		set_forwarding(false);
+		cli_error("cannot start %s: %s", argv[0], strerror(errno));
 		return -1;
 	}
-	if (err) {
-		cli_error("%s: cannot execute: %s", argv[0], strerror(err));
-		*status = err == ENOENT ? 127 : 126;
-		return err;
+	if (exec_err) {
+		waitpid(pid, NULL, 0);
+		set_forwarding(false);
+		cli_error("%s: cannot execute: %s", argv[0], strerror(exec_err));
+		*status = exec_err == ENOENT ? 127 : 126;
+		return exec_err;
 	}
+	child_pid = pid;
 	*status = wait_status(pid);
+	child_pid = 0;
+	set_forwarding(false);
 	return 0;
 }
 

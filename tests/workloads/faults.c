@@ -10,9 +10,15 @@
  *              it and exits 0
  *   itimer     setitimer and getitimer on ITIMER_PROF with bad arguments:
  *              the kernel's errors, and nothing else changes
+ *   spawn      prints the signals it starts with ignored or caught and
+ *              whether SIGPROF is blocked, then ignores and blocks
+ *              SIGPROF and posix_spawns itself as "spawned", which prints
+ *              the same of itself
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -105,6 +111,42 @@ mode_itimer(void)
 	return 0;
 }
 
+/* WHO's signals that are not at their default, and SIGPROF's mask bit. */
+static void
+print_dispositions(const char *who)
+{
+	struct sigaction sa;
+	sigset_t cur;
+
+	printf("%s: not default:", who);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sigaction(sig, NULL, &sa) == 0 && sa.sa_handler != SIG_DFL)
+			printf(" %d%s", sig, sa.sa_handler == SIG_IGN ? "=ign" : "");
+	sigprocmask(SIG_SETMASK, NULL, &cur);
+	printf("; SIGPROF %sblocked\n", sigismember(&cur, SIGPROF) ? "" : "not ");
+}
+
+static int
+mode_spawn(const char *self)
+{
+	char *argv[] = {(char *)self, "spawned", NULL};
+	extern char **environ;
+	sigset_t prof;
+	int status;
+	pid_t pid;
+
+	print_dispositions("parent");
+	fault_spin(0.3);
+	signal(SIGPROF, SIG_IGN);
+	sigemptyset(&prof);
+	sigaddset(&prof, SIGPROF);
+	sigprocmask(SIG_BLOCK, &prof, NULL);
+	if (posix_spawn(&pid, self, NULL, NULL, argv, environ) != 0 ||
+	    waitpid(pid, &status, 0) < 0)
+		return 1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -117,6 +159,12 @@ main(int argc, char **argv)
 		return mode_fsize(argv[2]);
 	if (strcmp(mode, "itimer") == 0)
 		return mode_itimer();
+	if (strcmp(mode, "spawn") == 0)
+		return mode_spawn(argv[0]);
+	if (strcmp(mode, "spawned") == 0) {
+		print_dispositions("child");
+		return 0;
+	}
 	fprintf(stderr, "faults: unknown mode '%s'\n", mode);
 	return 2;
 }
