@@ -46,6 +46,7 @@ typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *,
 
 pthread_sigmask_fn real_pthread_sigmask;
 static sigprocmask_fn real_sigprocmask;
+static int (*real_sigpending)(sigset_t *);
 static sigwait_fn real_sigwait;
 static sigwaitinfo_fn real_sigwaitinfo;
 static sigtimedwait_fn real_sigtimedwait;
@@ -53,8 +54,10 @@ static signalfd_fn real_signalfd;
 static pthread_create_fn real_pthread_create;
 static posix_spawn_fn real_posix_spawn, real_posix_spawnp;
 
-/* The program's view: does this thread block SIGPROF? */
+/* The program's view: does this thread block SIGPROF?  And is a SIGPROF
+ * someone sent pending for it? */
 static __thread bool t_prof_blocked __attribute__((tls_model("initial-exec")));
+static __thread bool t_foreign __attribute__((tls_model("initial-exec")));
 static pthread_key_t end_key;
 static bool have_end_key;
 
@@ -113,6 +116,13 @@ masks_set_view_blocked(bool blocked)
 	t_prof_blocked = blocked;
 }
 
+/* Async-signal-safe. */
+void
+masks_hold_foreign(void)
+{
+	t_foreign = true;
+}
+
 /* Key destructor: the thread is ending.  Not async-signal-safe (it runs
  * at thread exit, where that does not matter). */
 static void
@@ -131,6 +141,7 @@ masks_init(void)
 {
 	REAL(pthread_sigmask);
 	REAL(sigprocmask);
+	REAL(sigpending);
 	REAL(sigwait);
 	REAL(sigwaitinfo);
 	REAL(sigtimedwait);
@@ -180,12 +191,16 @@ mask_call(int (*real_fn)(int, const sigset_t *, sigset_t *), int how,
 	if (set != NULL) {
 		copy = *set; /* SET and OLD may be the same set */
 		if (view_after(how, set, &now))
-			sigdelset(&copy, SIGPROF);
+			sigdelset(&copy, SIGPROF); /* never blocked for real */
 	}
 	r = real_fn(how, set != NULL ? &copy : NULL, old);
 	if (r != 0)
 		return r;
 	t_prof_blocked = now;
+	if (was && !now && t_foreign) {
+		t_foreign = false;
+		timer_foreign_action(); /* delivered as the unblock returns */
+	}
 	if (old != NULL) {
 		if (was)
 			sigaddset(old, SIGPROF);
@@ -217,6 +232,18 @@ sigprocmask(int how, const sigset_t *set, sigset_t *old)
 	if (!virtualizing())
 		return real_sigprocmask(how, set, old);
 	return mask_call(real_sigprocmask, how, set, old);
+}
+
+/* SIGPROF someone sent while the view blocked it is pending.
+ * Async-signal-safe as sigpending is. */
+EXPORT int
+sigpending(sigset_t *set)
+{
+	int r = CALL_REAL(sigpending, -1, set);
+
+	if (r == 0 && t_foreign && virtualizing())
+		sigaddset(set, SIGPROF);
+	return r;
 }
 
 /* ---------------------------------------------------------------- waits */

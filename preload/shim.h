@@ -271,6 +271,10 @@ void timer_fork_child(void);
  * Calls nest across threads.  Async-signal-safe. */
 void timer_hold_ignored(bool on);
 
+/* Apply the program's action (SIG_IGN or SIG_DFL) to a SIGPROF someone
+ * sent: SIG_DFL ends the process with SIGPROF.  Async-signal-safe. */
+void timer_foreign_action(void);
+
 /* True while we profile but SIGPROF's action is not our handler any more.
  * Async-signal-safe. */
 bool timer_taken_over(void);
@@ -345,5 +349,10 @@ void masks_apply_view(bool block);
  * set it (sigset's SIG_HOLD).  Async-signal-safe. */
 bool masks_view_blocked(void);
 void masks_set_view_blocked(bool blocked);
+
+/* A SIGPROF someone sent arrived while the calling thread's view blocks
+ * it: hold it pending for the program (sigpending shows it) and apply its
+ * action when the view unblocks SIGPROF.  Async-signal-safe. */
+void masks_hold_foreign(void);
 
 #endif /* PROFRUN_SHIM_H */

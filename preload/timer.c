@@ -84,9 +84,11 @@ is_our_timer(const siginfo_t *si)
  * program's): the program's own action applies, as without profrun.  It
  * can only be SIG_IGN or SIG_DFL (a handler would have made us step
  * aside); SIG_DFL ends the process with SIGPROF once this handler returns.
+ * Where the program blocks SIGPROF, it is held pending for the program
+ * (sigpending shows it) until it unblocks SIGPROF (masks.c).
  * Async-signal-safe. */
-static void
-foreign_sigprof(void)
+void
+timer_foreign_action(void)
 {
 	struct sigaction dfl;
 
@@ -97,6 +99,15 @@ foreign_sigprof(void)
 	dfl.sa_handler = SIG_DFL;
 	real_sigaction(SIGPROF, &dfl, NULL); /* resolved by timer_start */
 	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), SIGPROF);
+}
+
+static void
+foreign_sigprof(void)
+{
+	if (masks_view_blocked())
+		masks_hold_foreign(); /* pending until the program unblocks */
+	else
+		timer_foreign_action();
 }
 
 /* Our SIGPROF handler.  A timer expiration merged into a pending one

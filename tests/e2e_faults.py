@@ -98,6 +98,16 @@ def programs_inherit_the_dispositions_and_mask_of_a_shell(tmp):
 
 
 @case
+def sigprof_raised_while_blocked_stays_pending(tmp):
+    bare = run([wl("faults"), "pending"])
+    expect(bare.returncode in (-signal.SIGPROF, 128 + signal.SIGPROF) and
+           bare.stdout == "pending: SIGPROF pending\n", f"bare: {bare.returncode} {bare.stdout!r}")
+    _, cp = under_profrun(tmp, "pend.prof", wl("faults"), "pending")
+    expect(cp.returncode == 128 + signal.SIGPROF and cp.stdout == bare.stdout,
+           f"under profrun: exit {cp.returncode}, {cp.stdout!r}")
+
+
+@case
 def signals_sent_to_profrun_reach_the_program(tmp):
     out = os.path.join(tmp, "term.prof")
     p = subprocess.Popen([PROFRUN, "-o", out, "--", wl("split"), "20", "1", "1"],

@@ -10,6 +10,8 @@
  *              it and exits 0
  *   itimer     setitimer and getitimer on ITIMER_PROF with bad arguments:
  *              the kernel's errors, and nothing else changes
+ *   pending    blocks SIGPROF, raises it: it must stay pending, and end
+ *              the program (exit 155) once unblocked
  *   spawn      prints the signals it starts with ignored or caught and
  *              whether SIGPROF is blocked, then ignores and blocks
  *              SIGPROF and posix_spawns itself as "spawned", which prints
@@ -17,6 +19,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -127,6 +130,24 @@ print_dispositions(const char *who)
 }
 
 static int
+mode_pending(void)
+{
+	sigset_t prof, pend;
+
+	sigemptyset(&prof);
+	sigaddset(&prof, SIGPROF);
+	pthread_sigmask(SIG_BLOCK, &prof, NULL);
+	fault_spin(0.3);
+	raise(SIGPROF);
+	fault_spin(0.3);
+	sigpending(&pend);
+	printf("pending: SIGPROF %s\n", sigismember(&pend, SIGPROF) ? "pending" : "gone");
+	pthread_sigmask(SIG_UNBLOCK, &prof, NULL);
+	printf("pending: survived the unblock\n");
+	return 0;
+}
+
+static int
 mode_spawn(const char *self)
 {
 	char *argv[] = {(char *)self, "spawned", NULL};
@@ -159,6 +180,8 @@ main(int argc, char **argv)
 		return mode_fsize(argv[2]);
 	if (strcmp(mode, "itimer") == 0)
 		return mode_itimer();
+	if (strcmp(mode, "pending") == 0)
+		return mode_pending();
 	if (strcmp(mode, "spawn") == 0)
 		return mode_spawn(argv[0]);
 	if (strcmp(mode, "spawned") == 0) {
