@@ -337,11 +337,15 @@ shim_modules_changed(void)
 
 /* ---------------------------------------------------------------- exit */
 static void shim_finish(int status, bool names);
+static void shim_release(void);
 
-/* on_exit() hook: record the objects loaded now (libc's own dlopens, as
- * for NSS, go through no hook), finish the profile but keep counting
- * (later exit handlers and destructors still land in the file).  Not
- * async-signal-safe (neither is exit). */
+/* on_exit() hook, registered before anything of the program's, so the
+ * last of exit()'s handlers: after the program's own, and after the
+ * destructors (run by the dynamic linker's exit handler, registered after
+ * ours), whose samples are all in by now.  Record the objects loaded now
+ * (libc's own dlopens, as for NSS, go through no hook), finish the
+ * profile, disarm and give back the unused blocks.  Not async-signal-safe
+ * (neither is exit). */
 static void
 on_exit_hook(int status, void *arg)
 {
@@ -351,6 +355,7 @@ on_exit_hook(int status, void *arg)
 		return;
 	shim_modules_changed();
 	shim_finish(status, true);
+	shim_release();
 	errno = saved;
 }
 
@@ -362,6 +367,24 @@ void
 shim_exit_now(int status)
 {
 	shim_finish(status, false);
+	shim_release();
+}
+
+/* The process is done: sampling disarmed (handlers in flight drained),
+ * the member's unused blocks given back, and nothing of ours touches it
+ * again.  Async-signal-safe. */
+static void
+shim_release(void)
+{
+	int saved = errno;
+
+	if (g.state == SHIM_OFF || getpid() != g.owner)
+		return;
+	if (g.state == SHIM_ON)
+		timer_stop();
+	g.state = SHIM_OFF;
+	writer_release(g.hdr);
+	errno = saved;
 }
 
 /* Finish the profile with STATUS; NAMES: read the live threads' names

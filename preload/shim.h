@@ -244,6 +244,13 @@ void writer_set_note(struct profrun_header *h, uint32_t note_area,
  * EXIT_CODE.  Async-signal-safe (clock_gettime, getrusage). */
 void writer_finish(struct profrun_header *h, uint32_t state, int32_t exit_code);
 
+/* The process is done with its member H for good (it exits, and nothing
+ * will write to it again): give back the blocks of its all-zero pages (a
+ * hole punched with MADV_REMOVE; pages never touched are not read), so an
+ * ended process keeps only what it holds.  A killed process never gets
+ * here and keeps its whole file.  Async-signal-safe. */
+void writer_release(struct profrun_header *h);
+
 /* CLOCK_REALTIME / process CPU time in ns.  Async-signal-safe. */
 int64_t writer_now_ns(void);
 uint64_t writer_cpu_ns(void);

@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -324,4 +325,62 @@ writer_finish(struct profrun_header *h, uint32_t state, int32_t exit_code)
 	}
 	h->exit_code = exit_code;
 	__atomic_store_n(&h->state, state, __ATOMIC_RELEASE);
+}
+
+/* True when the PAGE bytes at P are all zero.  Pure, async-signal-safe. */
+static bool
+page_is_zero(const uint64_t *p, size_t page)
+{
+	for (size_t i = 0; i < page / sizeof(*p); i++)
+		if (p[i] != 0)
+			return false;
+	return true;
+}
+
+/* Give back [START, END) of the mapping at BASE: a hole in the file. */
+static void
+punch(char *base, size_t start, size_t end)
+{
+	if (end > start)
+		madvise(base + start, end - start, MADV_REMOVE);
+}
+
+#define RELEASE_CHUNK 4096u /* pages looked at per mincore() */
+
+/* Async-signal-safe (mincore, madvise). */
+void
+writer_release(struct profrun_header *h)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), size = h->file_size;
+	unsigned char vec[RELEASE_CHUNK];
+	char *base = (char *)h;
+	size_t run = 0; /* start of the run of zero pages, 0 = none */
+
+	if (page == 0 || page % sizeof(uint64_t) != 0)
+		return;
+	/* the header's page stays; the last partial page too */
+	for (size_t off = page; off + page <= size;) {
+		size_t n = (size - off) / page;
+
+		if (n > RELEASE_CHUNK)
+			n = RELEASE_CHUNK;
+		if (mincore(base + off, n * page, vec) < 0)
+			return;
+		for (size_t i = 0; i < n; i++, off += page) {
+			/* a page never brought in holds the zeros fallocate
+			 * or the written zeros gave it */
+			bool zero = !(vec[i] & 1) ||
+				    page_is_zero((const uint64_t *)(base + off),
+						 page);
+
+			if (zero && run == 0)
+				run = off;
+			else if (!zero && run != 0) {
+				punch(base, run, off);
+				run = 0;
+			}
+		}
+	}
+	if (run != 0)
+		punch(base, run, size - size % page);
 }
