@@ -8,7 +8,9 @@ bare and under profrun and checks that the program saw the same
 
 Usage: e2e_faults.py CASE (exit 0 pass, 1 fail, 77 skip)."""
 
+import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -17,6 +19,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from e2e import PROFRUN, expect, report_json, run, wl  # noqa: E402
 import e2e  # noqa: E402
+import mkprofile  # noqa: E402
 
 CASES = {}
 
@@ -163,6 +166,66 @@ def ended_processes_keep_only_what_they_hold(tmp):
            f"an ended process without samples keeps {max(used)} of its {size} bytes")
     rep = report_json(out)
     expect(rep["complete"] and len(rep["processes"]) >= n, "processes recorded")
+
+
+@case
+def fifos_named_by_a_profile_never_hang_the_cli(tmp):
+    # a profile whose executable is a FIFO, and sources that are FIFOs:
+    # open() would wait for a writer for ever
+    fifo = os.path.join(tmp, "exe-fifo")
+    os.mkfifo(fifo)
+    prof = os.path.join(tmp, "fifo.prof", "1.prof")
+    os.makedirs(os.path.dirname(prof))
+    with open(prof, "wb") as f:
+        f.write(mkprofile.build(type("A", (), dict(
+            exe=wl("split"), recorded_exe=fifo, text=None, bucket_size=2,
+            sample=[], symbol=["hot_a=50"], outside=0, state="exited", exit=0,
+            flags=0, note="", cpu_ms=500, rate=100, pid=1, ppid=0,
+            build_id="", version=1, min_version=1))))
+    for args in (["report", prof], ["report", "--format", "pprof", "-o",
+                                    os.path.join(tmp, "p.pb.gz"), prof],
+                 ["annotate", prof]):
+        cp = run([PROFRUN, *args], timeout=20)
+        expect(cp.returncode in (0, 1) and "not a regular file" not in cp.stdout,
+               f"{args[:2]}: exit {cp.returncode}: {cp.stderr!r}")
+    srcdir = os.path.join(tmp, "src")
+    os.makedirs(srcdir)
+    os.mkfifo(os.path.join(srcdir, "split.c"))
+    real = os.path.join(tmp, "real.prof")
+    run([PROFRUN, "-q", "-o", real, "--", wl("split"), "0.5", "1", "1"])
+    cp = run([PROFRUN, "annotate", "--source-dir", srcdir, "hot_a", real], timeout=20)
+    expect(cp.returncode == 0 and "hot_a" in cp.stdout,
+           f"annotate with a FIFO for a source: exit {cp.returncode}: {cp.stderr!r}")
+
+
+@case
+def report_output_is_written_whole_or_not_at_all(tmp):
+    keep = os.path.join(tmp, "keep.txt")
+    with open(keep, "w") as f:
+        f.write("x\n")
+    cp = run([PROFRUN, "report", "-o", keep, os.path.join(tmp, "typo.prof")])
+    expect(cp.returncode == 1 and open(keep).read() == "x\n",
+           f"a failed report destroyed -o's file: {open(keep).read()!r}")
+    prof = os.path.join(tmp, "p.prof")
+    run([PROFRUN, "-q", "-o", prof, "--", wl("split"), "0.3", "1", "1"])
+    link = os.path.join(tmp, "link.txt")
+    os.symlink(keep, link)
+    cp = run([PROFRUN, "report", "-o", link, prof])
+    expect(cp.returncode == 0 and open(keep).read() == "x\n" and not os.path.islink(link)
+           and "hot_a" in open(link).read(), "-o through a symlink wrote its target")
+    cp = run([PROFRUN, "report", "-o", "/dev/full", prof])
+    expect(cp.returncode == 1 and os.path.exists("/dev/full"), f"/dev/full: exit {cp.returncode}")
+    out = os.path.join(tmp, "o.json")
+    shutil.copytree(prof, os.path.join(tmp, "two.prof"))
+    with open(os.path.join(tmp, "two.prof", "999.prof"), "wb") as f:
+        f.write(b"PROFRUN\0garbage")
+    cp = subprocess.run([PROFRUN, "report", "--format", "json", "-o", out,
+                         os.path.join(tmp, "two.prof")], stderr=subprocess.DEVNULL,
+                        stdout=subprocess.PIPE, timeout=60, close_fds=True,
+                        preexec_fn=lambda: os.close(2))
+    with open(out) as f:
+        json.load(f)  # warnings about the damaged member are not in it
+    expect(not [n for n in os.listdir(tmp) if ".tmp-" in n], "a temporary file was left")
 
 
 if __name__ == "__main__":

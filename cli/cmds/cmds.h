@@ -33,4 +33,8 @@ int report_path(const char *path, const struct report_opts *opts, FILE *out);
 int report_paths(char *const *paths, size_t n, const struct report_opts *opts,
 		 FILE *out);
 
+/* The standard descriptors (bit N: fd N) that were closed when profrun
+ * started and now hold /dev/null (main.c). */
+extern unsigned cli_filled_std_fds;
+
 #endif /* PROFRUN_CLI_CMDS_H */

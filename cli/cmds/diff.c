@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "file.h"
 #include "diff.h"
 
 static const char diff_usage[] =
@@ -159,8 +160,9 @@ diff_run(const char *base, const char *new, const struct diff_opts *opts,
 	 const char *output)
 {
 	struct diff d = {.opts = opts};
-	FILE *out = stdout;
+	struct cli_output o = {.f = stdout};
 	int ret = DIFF_ERROR;
+	bool written;
 
 	if (diff_side_load(&d.base, base, opts) ||
 	    diff_side_load(&d.new, new, opts))
@@ -169,11 +171,14 @@ diff_run(const char *base, const char *new, const struct diff_opts *opts,
 		cli_error("diff: out of memory");
 		goto done;
 	}
-	if (output && !(out = fopen(output, "we"))) {
+	if (output && cli_output_open(&o, output) < 0) {
 		cli_error("diff: %s: %s", output, strerror(errno));
 		goto done;
 	}
-	if (diff_write(&d, out) || (out != stdout && fclose(out) != 0)) {
+	written = diff_write(&d, o.f) == 0;
+	if (output && cli_output_close(&o, written) < 0)
+		written = false;
+	if (!written) {
 		cli_error("diff: %s: cannot write", output ? output : "stdout");
 		goto done;
 	}

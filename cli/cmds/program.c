@@ -2,6 +2,7 @@
 /* Finding and vetting the program `profrun PROGRAM` is asked to run. */
 #define _GNU_SOURCE
 #include "config.h"
+#include "file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -142,9 +143,10 @@ check_file(const char *shown, const char *path, int depth)
 	ssize_t len;
 	int fd, has;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = cli_open_regular(path);
 	if (fd < 0) {
-		cli_error("%s: cannot open: %s", shown, strerror(errno));
+		cli_error("%s: cannot open: %s", shown,
+			  errno == EINVAL ? "not a regular file" : strerror(errno));
 		return 126;
 	}
 	len = pread(fd, head, sizeof(head), 0);

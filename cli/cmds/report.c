@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "file.h"
 #include "formats.h"
 #include "options.h"
 #include "report.h"
@@ -193,27 +194,24 @@ cmd_report(int argc, char **argv)
 	return ret;
 }
 
-/* Write the report to -o FILE, or stdout. */
+/* Write the report to -o FILE (in full or not at all), or stdout. */
 static int
 report_to_file(char *const *paths, size_t n, const struct report_opts *opts)
 {
-	FILE *out = stdout;
+	struct cli_output o;
 	int ret;
 
-	if (report_output) {
-		out = fopen(report_output, "we");
-		if (!out) {
-			cli_error("%s: %s", report_output, strerror(errno));
-			return EXIT_FAIL;
-		}
+	if (!report_output)
+		return report_paths(paths, n, opts, stdout);
+	if (cli_output_open(&o, report_output) < 0) {
+		cli_error("%s: %s", report_output, strerror(errno));
+		return EXIT_FAIL;
 	}
-	ret = report_paths(paths, n, opts, out);
-	if (out != stdout && fclose(out) != 0 && ret == EXIT_OK) {
+	ret = report_paths(paths, n, opts, o.f);
+	if (cli_output_close(&o, ret == EXIT_OK) < 0 && ret == EXIT_OK) {
 		cli_error("%s: %s", report_output, strerror(errno));
 		ret = EXIT_FAIL;
 	}
-	if (ret != EXIT_OK && out != stdout)
-		unlink(report_output);
 	return ret;
 }
 

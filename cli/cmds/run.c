@@ -324,6 +324,8 @@ setup_child_environ(const char *shim, const char *outdir, long freq)
 	return 0;
 }
 
+unsigned cli_filled_std_fds;
+
 /* The program being waited for; 0 before it starts. */
 static volatile pid_t child_pid;
 
@@ -403,6 +405,9 @@ spawn(const char *path, char **argv, int *status)
 	set_forwarding(true);
 	pid = vfork();
 	if (pid == 0) {
+		for (int fd = 0; fd <= 2; fd++)
+			if (cli_filled_std_fds & (1u << fd))
+				close(fd); /* closed when profrun started */
 		execve(path, argv, environ);
 		exec_err = errno;
 		_exit(127);

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "array.h"
+#include "file.h"
 #include "diff.h"
 #include "report.h"
 
@@ -279,7 +280,7 @@ looks_like_json(const char *path)
 		return false;
 	if (len > 5 && strcmp(path + len - 5, ".json") == 0)
 		return true;
-	f = fopen(path, "re");
+	f = cli_fopen_regular(path);
 	if (!f)
 		return false;
 	do

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "annotate.h"
+#include "file.h"
 #include "strmap.h"
 #include "utf8.h"
 
@@ -116,13 +117,13 @@ open_source(const struct annotate_opts *o, const char *path)
 			if (asprintf(&p, "%s/%s", o->source_dirs[i],
 				     suffix + (suffix[0] == '/')) < 0)
 				return NULL;
-			f = fopen(p, "r");
+			f = cli_fopen_regular(p);
 			free(p);
 			if (f)
 				return f;
 		}
 	}
-	return fopen(path, "r");
+	return cli_fopen_regular(path);
 }
 
 /* TEXT (*LEN bytes) as it may reach a terminal: no control characters but

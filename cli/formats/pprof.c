@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "formats.h"
+#include "file.h"
 #include "image.h"
 #include "outside.h"
 #include "pprof-encode.h"
@@ -80,7 +81,7 @@ struct pprof {
 static uint64_t
 file_offset(const char *exe, uint64_t addr)
 {
-	int fd = open(exe, O_RDONLY | O_CLOEXEC);
+	int fd = cli_open_regular(exe);
 	uint64_t off = 0;
 	GElf_Phdr ph;
 	size_t i, n;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "file.h"
 #include "debuginfo.h"
 #include "hex.h"
 
@@ -81,7 +82,7 @@ try_candidate(const char *dir, const char *sub, const char *name,
 
 	if (asprintf(&path, "%s%s/%s", dir, sub ? sub : "", name) < 0)
 		return -1;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = cli_open_regular(path);
 	if (fd >= 0 && !same_build(fd, path, id, idlen)) {
 		close(fd);
 		fd = -1;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "file.h"
 #include "debuginfo.h"
 #include "demangle.h"
 #include "hex.h"
@@ -99,13 +100,13 @@ open_exe(const char *exe)
 {
 	static const char mark[] = " (deleted)";
 	size_t len = strlen(exe), mlen = sizeof(mark) - 1;
-	int fd = open(exe, O_RDONLY | O_CLOEXEC), err = errno;
+	int fd = cli_open_regular(exe), err = errno;
 	char *plain;
 
 	if (fd >= 0 || len <= mlen || strcmp(exe + len - mlen, mark) != 0)
 		return fd;
 	plain = strndup(exe, len - mlen);
-	fd = plain ? open(plain, O_RDONLY | O_CLOEXEC) : -1;
+	fd = plain ? cli_open_regular(plain) : -1;
 	free(plain);
 	if (fd < 0)
 		errno = err;

@@ -194,6 +194,19 @@ cmp_index(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Sort the M indices at V and drop repeats; returns how many remain. */
+static size_t
+sort_unique(size_t *v, size_t m)
+{
+	size_t k = 0;
+
+	qsort(v, m, sizeof(*v), cmp_index);
+	for (size_t i = 0; i < m; i++)
+		if (k == 0 || v[k - 1] != v[i])
+			v[k++] = v[i];
+	return k;
+}
+
 /* Those of IDX[0..N) (ascending addresses) inside DIE's ranges, into OUT;
  * returns how many. */
 static size_t
@@ -215,11 +228,17 @@ in_ranges(const struct pending *p, Dwarf_Die *die, const size_t *idx, size_t n,
 				hi = mid;
 		}
 		pieces += lo < n && p[idx[lo]].da < end;
-		for (; lo < n && p[idx[lo]].da < end; lo++)
-			out[m++] = idx[lo];
+		for (; lo < n && p[idx[lo]].da < end; lo++) {
+			/* ranges that overlap or repeat (damaged or hostile
+			 * DWARF) name an index again: OUT holds each once */
+			if (m == n)
+				m = sort_unique(out, m);
+			if (m < n)
+				out[m++] = idx[lo];
+		}
 	}
 	if (pieces > 1)
-		qsort(out, m, sizeof(*out), cmp_index);
+		m = sort_unique(out, m);
 	return m;
 }
 

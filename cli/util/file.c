@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/* Opening the files a profile names (executables, libraries, debug files,
+ * sources): regular files only, and never a wait on a FIFO or a device. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "file.h"
+
+int
+cli_open_regular(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	int flags;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (flags = fcntl(fd, F_GETFL)) < 0 ||
+	    fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+		int err = S_ISREG(st.st_mode) ? errno : EINVAL;
+
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
+FILE *
+cli_fopen_regular(const char *path)
+{
+	int fd = cli_open_regular(path);
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "r");
+	if (!f)
+		close(fd);
+	return f;
+}
+
+int
+cli_output_open(struct cli_output *o, const char *path)
+{
+	struct stat st;
+	mode_t mask;
+	int fd;
+
+	o->path = path;
+	o->tmp = NULL;
+	o->f = NULL;
+	/* a device, a FIFO or a terminal is written in place: there is
+	 * nothing to replace (and /dev/full must never be unlinked) */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		o->f = fopen(path, "we");
+		return o->f ? 0 : -1;
+	}
+	if (asprintf(&o->tmp, "%s.tmp-XXXXXX", path) < 0) {
+		o->tmp = NULL;
+		errno = ENOMEM;
+		return -1;
+	}
+	fd = mkostemp(o->tmp, O_CLOEXEC);
+	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+		int err = errno;
+
+		if (fd >= 0) {
+			close(fd);
+			unlink(o->tmp);
+		}
+		free(o->tmp);
+		o->tmp = NULL;
+		errno = err;
+		return -1;
+	}
+	mask = umask(0);
+	umask(mask);
+	fchmod(fd, 0666 & ~mask);
+	return 0;
+}
+
+int
+cli_output_close(struct cli_output *o, bool keep)
+{
+	int ret = fclose(o->f) == 0 ? 0 : -1;
+
+	o->f = NULL;
+	if (o->tmp == NULL)
+		return ret;
+	if (keep && ret == 0 && rename(o->tmp, o->path) != 0)
+		ret = -1;
+	if (!keep || ret != 0) {
+		int err = errno;
+
+		unlink(o->tmp); /* ours: the file named by -o is untouched */
+		errno = err;
+	}
+	free(o->tmp);
+	o->tmp = NULL;
+	return ret;
+}

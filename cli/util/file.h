@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/* Opening the files a profile names: regular files only (util/file.c). */
+#ifndef PROFRUN_CLI_FILE_H
+#define PROFRUN_CLI_FILE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* PATH opened for reading, close-on-exec, if it is a regular file: a FIFO,
+ * a device or a directory fails with EINVAL, without blocking in open().
+ * Returns the descriptor, or -1 with errno set. */
+int cli_open_regular(const char *path);
+
+/* The same as a stream, or NULL with errno set. */
+FILE *cli_fopen_regular(const char *path);
+
+/* An output named by -o: written to a temporary file beside it and renamed
+ * over it only when complete, so a failure never destroys or truncates
+ * what was there (a symlink is replaced, its target left alone); a device,
+ * FIFO or terminal is written in place and never removed. */
+struct cli_output {
+	FILE *f;
+	const char *path;
+	char *tmp; /* NULL when written in place */
+};
+
+/* Open O for PATH.  Returns 0, or -1 with errno set. */
+int cli_output_open(struct cli_output *o, const char *path);
+
+/* Close O: when KEEP, the output takes PATH's place; else it is removed
+ * (only what profrun created).  Returns 0, or -1 with errno set. */
+int cli_output_close(struct cli_output *o, bool keep);
+
+#endif /* PROFRUN_CLI_FILE_H */
