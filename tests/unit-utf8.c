@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* utf8_valid: well-formed UTF-8 passes unchanged; each maximal ill-formed
  * subpart becomes one U+FFFD (the same as Python's errors="replace"). */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "json.h"
 #include "utf8.h"
 #include "unit-check.h"
@@ -79,10 +81,38 @@ test_json_string(void)
 	json_object_put(o);
 }
 
+/* cli_printable: C0 and C1 controls (CSI, ESC, newline) never reach a
+ * terminal; tabs, and line ends when asked, stay. */
+static void
+test_printable(void)
+{
+	static const struct {
+		const char *in, *out;
+		bool keep_newlines;
+	} p[] = {
+		{"a\x1b[31mb", "a?[31mb", false},
+		{"x\xc2\x9b" "2Jy", "x??2Jy", false}, /* U+009B, CSI */
+		{"\xc2\x80\xc2\x9f\xc2\xa0", "????\xc2\xa0", false},
+		{"line\nnext\r\n", "line?next??", false},
+		{"line\nnext\r\n", "line\nnext\r\n", true},
+		{"tab\there\x7f", "tab\there?", false},
+	};
+
+	for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
+		char *s = strdup(p[i].in);
+
+		CHECK(s != NULL);
+		cli_printable(s, strlen(s), p[i].keep_newlines);
+		CHECK(strcmp(s, p[i].out) == 0);
+		free(s);
+	}
+}
+
 int
 main(void)
 {
 	test_table();
 	test_json_string();
+	test_printable();
 	CHECK_DONE();
 }

@@ -71,8 +71,15 @@ cli_printable(char *s, size_t len, bool keep_newlines)
 			   (c == '\r' && i + 1 < len && s[i + 1] == '\n');
 
 		if ((c < 0x20 && c != '\t' && !(eol && keep_newlines)) ||
-		    c == 0x7f)
+		    c == 0x7f) {
 			s[i] = '?';
+		} else if (c == 0xc2 && i + 1 < len &&
+			   (unsigned char)s[i + 1] >= 0x80 &&
+			   (unsigned char)s[i + 1] <= 0x9f) {
+			/* U+0080..U+009F, the C1 controls (CSI among them) */
+			s[i] = '?';
+			s[++i] = '?';
+		}
 	}
 }
 
