@@ -158,14 +158,35 @@ module_open(struct module *m, const struct sym_object *o)
 	dwfl_module_getelf(m->mod, &m->bias);
 }
 
-/* demangle() of RAW, keeping a "@plt" suffix (a PLT entry's name). */
+/* RAW without a symbol version ("pthread_sigmask@@GLIBC_2.32" ->
+ * "pthread_sigmask"; "@plt", ours, stays), allocated; NULL when it has
+ * none or out of memory. */
+static char *
+unversioned(const char *raw)
+{
+	const char *at = strchr(raw, '@');
+
+	if (at == NULL || at == raw || strcmp(at, "@plt") == 0)
+		return NULL;
+	return strndup(raw, (size_t)(at - raw));
+}
+
+/* demangle() of RAW, keeping a "@plt" suffix (a PLT entry's name) and
+ * dropping a symbol version. */
 static char *
 demangle_suffixed(const char *raw)
 {
 	static const char suffix[] = "@plt";
 	size_t len = strlen(raw), k = sizeof(suffix) - 1;
-	char *base, *d, *s = NULL;
+	char *base, *d, *s = NULL, *plain = unversioned(raw);
 
+	if (plain) {
+		d = demangle(plain);
+		if (d == NULL)
+			return plain;
+		free(plain);
+		return d;
+	}
 	if (len <= k || strcmp(raw + len - k, suffix) != 0)
 		return demangle(raw);
 	base = strndup(raw, len - k);
