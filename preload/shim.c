@@ -308,6 +308,9 @@ profile_open(pid_t pid, pid_t ppid, const struct profrun_header *from)
 		mark_stopped(0, "profil() could not be started");
 		return r;
 	}
+	/* the shim's own set-up (creating and mapping the member) counts as
+	 * start-up: profiling begins now */
+	g.hdr->cpu_start_ns = writer_cpu_ns();
 	g.state = SHIM_ON;
 	return 0;
 }

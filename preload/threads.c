@@ -251,6 +251,7 @@ threads_fork_child(void)
 	reg_high = 0;
 	t_reg = NULL;
 	t_rec = NULL;
+	t_rng = 0; /* siblings must not draw the same keep/drop sequence */
 	recs = NULL;
 	hdr = NULL;
 	interval_ns = 0;
