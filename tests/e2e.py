@@ -137,6 +137,16 @@ def check_share(part, whole, expected, what):
            f"{what}: share {p:.3f} of {whole} samples, expected {expected:.3f} ± {tol:.3f}")
 
 
+def check_count(got, cpu, hz, what):
+    """GOT samples for CPU seconds at HZ: within 5 sigma of CPU x HZ (a
+    Poisson count's, which bounds the binomial spread of a timer that keeps
+    each tick's expiration with probability HZ / tick), plus 2% slack."""
+    want = cpu * hz
+    tol = 5 * math.sqrt(want) + 0.02 * want + 2
+    expect(abs(got - want) <= tol,
+           f"{what}: {got} samples for {cpu:.3f} s of CPU at {hz} Hz, expected {want:.0f} ± {tol:.0f}")
+
+
 def one_line_error(cp, what):
     """A clean refusal: non-zero exit, no crash, one line naming profrun."""
     expect(cp.returncode > 0, f"{what}: exit {cp.returncode}, expected a non-zero exit")

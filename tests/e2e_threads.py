@@ -15,7 +15,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from e2e import PROFRUN, check_share, expect, report_json, run, samples_of, wl  # noqa: E402
+from e2e import (PROFRUN, check_count, check_share, expect, report_json, run,  # noqa: E402
+                 samples_of, wl)
 import e2e  # noqa: E402
 
 CASES = {}
@@ -59,14 +60,6 @@ def same_output(tmp, mode, seconds, want):
     out, cp = profrun(tmp, f"{mode}.prof", mode, f"{seconds:.3f}")
     expect(cp.stdout == want, f"{mode} under profrun: {cp.stdout!r}")
     return out
-
-
-def check_count(got, cpu, hz, what):
-    """GOT samples for CPU seconds at HZ: within 5 sigma of CPU x HZ."""
-    want = cpu * hz
-    tol = 5 * math.sqrt(want) + 0.02 * want + 2
-    expect(abs(got - want) <= tol,
-           f"{what}: {got} samples for {cpu:.3f} s of CPU at {hz} Hz, expected {want:.0f} ± {tol:.0f}")
 
 
 def threads_of(rep):
