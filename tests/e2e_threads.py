@@ -75,8 +75,11 @@ def workers_blocking_every_signal_are_sampled(tmp):
            f"the workers must see the mask they asked for: {cp.stdout!r}")
     rep = report_json(out)
     a, b = samples_of(rep, "self_blocked_spin"), samples_of(rep, "inherited_spin")
-    total = rep["samples"]["total"]
-    expect(a + b >= 0.95 * total, f"workers have {a + b} of {total} samples (main only sleeps)")
+    total, own = rep["samples"]["total"], rep["samples"]["main"]
+    # the spinners' own code, apart from the clock they read (in the vDSO
+    # and the kernel: a share that depends on the machine and its load,
+    # measured from 1% to 6%); the sleeping main thread is checked below
+    expect(a + b >= 0.95 * own, f"the spinners have {a + b} of the executable's {own} samples")
     check_share(a, a + b, 0.5, "worker blocking itself vs worker inheriting a full mask")
     th = threads_of(rep)
     main = [t for t in th if t["main"]]
@@ -122,10 +125,15 @@ def short_children_are_sampled_in_proportion(tmp):
     # loaded machine the scheduler switches tasks at ticks, and a child
     # shorter than one tick that starts at one ends before the next.  A
     # timer whose first expiration is a whole interval away gives none.
-    # Measured with two busy loops beside it: a third of CPU x rate.  The
-    # bounds: well above none, never above CPU x rate.
+    # Measured with two busy loops beside it: a third of CPU x rate; with
+    # the whole suite running beside them as well, 11%.  How many arrive
+    # depends on the load, so the bounds are: some (a timer whose first
+    # expiration is a whole interval away gives exactly none, for children
+    # that all use less than one), never above CPU x rate.
     want = kid_cpu * rate()
-    expect(0.15 * want <= k <= want + 5 * math.sqrt(want) + 0.02 * want,
+    expect(max(p["cpu_seconds"] for p in kids) < 1 / rate(),
+           f"a child used more than one sampling interval: {max(p['cpu_seconds'] for p in kids)} s")
+    expect(1 <= k <= want + 5 * math.sqrt(want) + 0.02 * want,
            f"{n} children: {k} samples for {kid_cpu:.3f} s of CPU, expected up to {want:.0f}")
     # the split by executable is the kernel's own accounting: exact
     parent = procs[0]["cpu_seconds"]

@@ -41,8 +41,8 @@ volatile unsigned long workload_sink = 1;
 /* Spin S s of this thread's CPU time in the caller's frame. */
 #define SPIN(s)                                                             \
 	do {                                                                \
-		double end_ = thread_cpu_seconds() + (s);                           \
-		while (thread_cpu_seconds() < end_)                                 \
+		double end_ = thread_cpu_seconds() + (s);                   \
+		while (thread_cpu_seconds() < end_)                         \
 			WORKLOAD_BODY(20000);                               \
 	} while (0)
 
