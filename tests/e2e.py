@@ -7,12 +7,21 @@ Usage: e2e.py CASE   (meson test runs one case per test; exit 0 pass,
 1 fail, 77 skip).  Environment: PROFRUN (the CLI), WORKLOADS (the built
 workloads), PROFRUN_SHIM_BUILT (the built shim).
 
-Tolerances: a share measured from n samples has standard deviation
-sqrt(p(1-p)/n); the workloads run long enough for n >= 400 at the
-kernel's 250 Hz tick, and shares are accepted within 5 standard
-deviations plus 2 points of systematic slack (loop overhead in main), so
-a correct profiler fails such a check far less than once in a million
-runs."""
+Samples: every sampling case runs its workload for the CPU time that
+gives the samples it needs at the rate to expect (the rate asked for,
+capped by the kernel's tick, read from the machine as the shim reads it),
+with half again to spare, and runs it again for longer while it has fewer
+(gather()), up to CPU_CAP CPU seconds in all: so it passes on a slow or
+loaded machine and on a fast one, at any tick rate, and whether or not
+the samples of concurrent threads fall short of CPU time x rate.
+
+Tolerances: a share measured from n independent samples has standard
+deviation sqrt(p(1-p)/n); shares are checked on at least NEED = 400
+samples and accepted within 5 standard deviations plus 2 points of
+systematic slack (loop overhead in main), so a correct profiler fails
+such a check far less than once in a million runs.  The workloads
+interleave their functions at random phases (tests/workloads/common.h),
+so that the samples are independent, as this assumes."""
 
 import json
 import math
@@ -68,17 +77,74 @@ def report_json(path, *extra):
         raise Failure(f"report is not JSON ({e}): {cp.stdout[:200]!r}")
 
 
+NEED = 400        # samples a share is checked on
+CPU_CAP = 60.0    # CPU seconds a case may spend gathering them
+DEFAULT_FREQ = 1000  # the -F the cases ask for
+
+
+def tick_hz():
+    """The kernel's tick (CONFIG_HZ), as the shim reads it: one second over
+    the resolution of CLOCK_MONOTONIC_COARSE; 0 if that is not known."""
+    res = time.clock_getres(getattr(time, "CLOCK_MONOTONIC_COARSE", 6))
+    ns = round(res * 1e9)
+    return 1000000000 // ns if 0 < ns < 1000000000 else 0
+
+
+def sample_rate(freq=DEFAULT_FREQ):
+    """Samples to expect per CPU-second at -F FREQ: FREQ, capped by the tick."""
+    tick = tick_hz()
+    return min(freq, tick) if tick else freq
+
+
+def cpu_for(samples, freq=DEFAULT_FREQ):
+    """CPU seconds that give SAMPLES at -F FREQ, half again to spare (at
+    least 0.3 s), as a string for a workload's command line."""
+    return f"{max(0.3, 1.5 * samples / sample_rate(freq)):.2f}"
+
+
+def gather(attempt, seconds):
+    """Call ATTEMPT(SECONDS), which runs a workload for SECONDS of CPU and
+    returns (result, [(samples got, samples needed), ...]); call it again
+    with more CPU time while a count falls short, and fail when it still
+    does after CPU_CAP CPU seconds in all.  Returns the last result.  The
+    counts a share is checked on do not depend on the share, so trying
+    again does not bias the check."""
+    seconds, spent, runs = float(seconds), 0.0, 0
+    while True:
+        result, counts = attempt(f"{seconds:.2f}")
+        spent, runs = spent + seconds, runs + 1
+        fill = min(got / need for got, need in counts)
+        if fill >= 1:
+            return result
+        more = seconds * min(4.0, 1.3 / max(fill, 0.05))
+        if spent + more > CPU_CAP:
+            raise Failure(f"samples (got, needed) {counts} after {runs} runs, "
+                          f"{spent:.1f} CPU seconds in all (expected "
+                          f"{sample_rate()} per CPU-second)")
+        seconds = more
+
+
 def samples_of(rep, name):
     return sum(f["samples"] for f in rep["functions"] if f["name"] == name)
 
 
 def check_share(part, whole, expected, what):
     """PART/WHOLE must be EXPECTED within 5 sigma + 2 points."""
-    expect(whole >= 400, f"{what}: only {whole} samples, need at least 400")
+    expect(whole >= NEED, f"{what}: only {whole} samples, need at least {NEED}")
     p = part / whole
     tol = 5 * math.sqrt(expected * (1 - expected) / whole) + 0.02
     expect(abs(p - expected) <= tol,
            f"{what}: share {p:.3f} of {whole} samples, expected {expected:.3f} ± {tol:.3f}")
+
+
+def check_count(got, cpu, hz, what):
+    """GOT samples for CPU seconds at HZ: within 5 sigma of CPU x HZ (a
+    Poisson count's, which bounds the binomial spread of a timer that keeps
+    each tick's expiration with probability HZ / tick), plus 2% slack."""
+    want = cpu * hz
+    tol = 5 * math.sqrt(want) + 0.02 * want + 2
+    expect(abs(got - want) <= tol,
+           f"{what}: {got} samples for {cpu:.3f} s of CPU at {hz} Hz, expected {want:.0f} ± {tol:.0f}")
 
 
 def one_line_error(cp, what):
@@ -92,16 +158,53 @@ def one_line_error(cp, what):
     return lines[0]
 
 
+def hot_ab(rep):
+    """Samples of hot_a and of hot_b (the split workload's functions)."""
+    return samples_of(rep, "hot_a"), samples_of(rep, "hot_b")
+
+
+def record_split(tmp, exe, *ab, name="split.prof", quiet=True, shim_alone=False):
+    """Run the split workload EXE (hot_a:hot_b in the ratio AB, default 3:1)
+    under profrun -F 1000, or under the shim alone, until hot_a and hot_b
+    have NEED samples: (the completed process, the JSON report)."""
+    out = os.path.join(tmp, name)
+    cmd, env = [PROFRUN, *(["-q"] if quiet else []), "-F", str(DEFAULT_FREQ),
+                "-o", out, "--"], None
+    if shim_alone:
+        cmd, env = [], dict(os.environ, LD_PRELOAD=SHIM, PROFRUN_OUTPUT=out,
+                            PROFRUN_FREQ=str(DEFAULT_FREQ))
+
+    def attempt(seconds):
+        cp = run([*cmd, exe, seconds, *ab], env=env)
+        expect(cp.returncode == 0 and cp.stdout.startswith("split done:"),
+               f"exit {cp.returncode}, stdout {cp.stdout!r}, stderr {cp.stderr!r}")
+        rep = report_json(out)
+        return (cp, rep), [(sum(hot_ab(rep)), NEED)]
+    return gather(attempt, cpu_for(NEED))
+
+
+def record_outcome(out, mode, need, status=0, profrun=PROFRUN, env=None):
+    """Run outcome MODE under PROFRUN -F 1000 -o OUT until spin() has NEED
+    samples; the program must end with STATUS and print its one line:
+    (the completed process, the JSON report)."""
+    def attempt(seconds):
+        cp = run([profrun, "-q", "-F", str(DEFAULT_FREQ), "-o", out, wl("outcome"), mode,
+                  seconds], env=env)
+        expect(cp.returncode == status,
+               f"{mode}: profrun exited {cp.returncode}, expected {status}: {cp.stderr}")
+        expect(cp.stdout == f"outcome {mode}\n", f"{mode}: stdout is {cp.stdout!r}")
+        rep = report_json(out)
+        return (cp, rep), [(samples_of(rep, "spin"), need)]
+    return gather(attempt, cpu_for(need))
+
+
 def check_split(tmp, binary):
-    out = os.path.join(tmp, "split.prof")
-    cp = run([PROFRUN, "-F", "1000", "-o", out, "--", wl(binary), "2.5", "3", "1"])
-    expect(cp.returncode == 0, f"exit {cp.returncode}: {cp.stderr}")
+    cp, rep = record_split(tmp, wl(binary), "3", "1", quiet=False)
     expect(cp.stdout.startswith("split done:") and cp.stdout.count("\n") == 1,
            f"program stdout changed: {cp.stdout!r}")
     expect("hot_a" in cp.stderr and "hot_b" in cp.stderr,
            f"text report on stderr does not name hot_a/hot_b: {cp.stderr}")
-    rep = report_json(out)
-    a, b = samples_of(rep, "hot_a"), samples_of(rep, "hot_b")
+    a, b = hot_ab(rep)
     check_share(a, a + b, 0.75, f"{binary}: hot_a vs hot_b (built 3:1)")
     check_share(a + b, rep["samples"]["main"], 0.99, f"{binary}: hot_a+hot_b in main")
     expect(rep["complete"] is True, "a run that exited normally is not marked complete")
@@ -121,11 +224,15 @@ def nopie_split_matches_construction(tmp):
 @case
 def stripped_binary_accounts_every_sample(tmp):
     out = os.path.join(tmp, "s.prof")
-    cp = run([PROFRUN, "-q", "-F", "1000", "-o", out, wl("split-stripped"), "1.5"])
-    expect(cp.returncode == 0, f"exit {cp.returncode}: {cp.stderr}")
-    rep = report_json(out)
+
+    def attempt(seconds):
+        cp = run([PROFRUN, "-q", "-F", str(DEFAULT_FREQ), "-o", out, wl("split-stripped"),
+                  seconds])
+        expect(cp.returncode == 0, f"exit {cp.returncode}: {cp.stderr}")
+        rep = report_json(out)
+        return rep, [(rep["samples"]["main"], NEED / 2)]
+    rep = gather(attempt, cpu_for(NEED / 2))
     main = rep["samples"]["main"]
-    expect(main >= 200, f"only {main} samples in the stripped binary")
     total = sum(f["samples"] for f in rep["functions"])
     expect(total == rep["samples"]["total"],
            f"functions add up to {total}, samples.total is {rep['samples']['total']}")
@@ -138,11 +245,8 @@ def stripped_binary_accounts_every_sample(tmp):
 
 @case
 def debuglink_binary_is_symbolized(tmp):
-    out = os.path.join(tmp, "d.prof")
-    cp = run([PROFRUN, "-q", "-F", "1000", "-o", out, wl("split-debuglink"), "2.5"])
-    expect(cp.returncode == 0, f"exit {cp.returncode}: {cp.stderr}")
-    rep = report_json(out)
-    a, b = samples_of(rep, "hot_a"), samples_of(rep, "hot_b")
+    _, rep = record_split(tmp, wl("split-debuglink"))
+    a, b = hot_ab(rep)
     check_share(a, a + b, 0.75, "debuglink: hot_a vs hot_b")
     f = [f for f in rep["functions"] if f["name"] == "hot_a"][0]
     expect((f.get("file") or "").endswith("split.c"), f"hot_a's file is {f.get('file')!r}")
@@ -178,13 +282,7 @@ def abort_and_underscore_exit_leave_readable_profiles(tmp):
     # without exit handlers (shells end this way): complete, with the status
     for mode, status, complete in (("abort", 128 + signal.SIGABRT, False),
                                    ("_exit:7", 7, True), ("_Exit:9", 9, True)):
-        out = os.path.join(tmp, "a.prof")
-        cp = run([PROFRUN, "-q", "-F", "1000", "-o", out, wl("outcome"), mode, "1.0"])
-        expect(cp.returncode == status, f"{mode}: profrun exited {cp.returncode}")
-        expect(cp.stdout == f"outcome {mode}\n", f"{mode}: stdout is {cp.stdout!r}")
-        rep = report_json(out)
-        spin = samples_of(rep, "spin")
-        expect(spin >= 100, f"{mode}: only {spin} samples in spin() after 1 s of CPU")
+        _, rep = record_outcome(os.path.join(tmp, "a.prof"), mode, NEED / 4, status)
         expect(rep["complete"] is complete, f"{mode}: complete is {rep['complete']}")
         if complete:
             expect(rep["processes"][0]["exit"] == status,
@@ -194,21 +292,26 @@ def abort_and_underscore_exit_leave_readable_profiles(tmp):
 @case
 def sigkill_mid_run_profile_survives(tmp):
     out = os.path.join(tmp, "k.prof")
-    p = subprocess.Popen([PROFRUN, "-q", "-F", "1000", "-o", out, wl("outcome"), "ready", "2.5"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        line = p.stdout.readline()
-        expect(line.startswith("ready "), f"workload said {line!r}")
-        os.kill(int(line.split()[1]), signal.SIGKILL)
-        p.wait(timeout=60)
-    finally:
-        if p.poll() is None:
-            p.kill()
-    expect(p.returncode == 128 + signal.SIGKILL, f"profrun exited {p.returncode}")
-    rep = report_json(out)
-    spin, main = samples_of(rep, "spin"), rep["samples"]["main"]
-    expect(spin >= 400, f"only {spin} samples in spin() after 2.5 s of CPU at 250 Hz")
-    check_share(spin, main, 0.99, "spin() in the killed run")
+
+    def attempt(seconds):
+        p = subprocess.Popen([PROFRUN, "-q", "-F", str(DEFAULT_FREQ), "-o", out,
+                              wl("outcome"), "ready", seconds],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            line = p.stdout.readline()
+            expect(line.startswith("ready "), f"workload said {line!r}")
+            os.kill(int(line.split()[1]), signal.SIGKILL)
+            p.wait(timeout=60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+            p.communicate()
+        expect(p.returncode == 128 + signal.SIGKILL, f"profrun exited {p.returncode}")
+        rep = report_json(out)
+        return rep, [(rep["samples"]["main"], NEED)]
+    rep = gather(attempt, cpu_for(NEED))
+    check_share(samples_of(rep, "spin"), rep["samples"]["main"], 0.99,
+                "spin() in the killed run")
     expect(rep["complete"] is False, "a SIGKILLed run is marked complete")
 
 
@@ -320,8 +423,10 @@ def json_report_contract(tmp):
         for k in ("name", "module", "samples", "percent", "file", "line"):
             expect(k in f, f"function entry lacks {k}: {f}")
         expect(f["samples"] > 0, f"entry with no samples: {f}")
-    expect(isinstance(rep["rate_hz"], (int, float)) and 50 <= rep["rate_hz"] <= 1100,
-           f"rate_hz {rep['rate_hz']}")
+    rate = sample_rate()
+    expect(isinstance(rep["rate_hz"], (int, float)) and
+           0.5 * rate <= rep["rate_hz"] <= 1.5 * rate,
+           f"rate_hz {rep['rate_hz']}, expected about {rate} (tick {tick_hz()} Hz)")
     expect(isinstance(rep["cpu_seconds"], (int, float)) and 0.8 <= rep["cpu_seconds"] <= 5,
            f"cpu_seconds {rep['cpu_seconds']} for a 1 s CPU run")
     pct = sum(f["percent"] for f in funcs)
@@ -357,14 +462,9 @@ def script_profiles_its_interpreter(tmp):
 
 @case
 def shim_works_without_the_cli(tmp):
-    out = os.path.join(tmp, "direct.prof")
-    env = dict(os.environ, LD_PRELOAD=SHIM, PROFRUN_OUTPUT=out, PROFRUN_FREQ="1000")
-    cp = run([wl("split"), "2.0", "1", "1"], env=env)
-    expect(cp.returncode == 0 and cp.stdout.startswith("split done:"),
-           f"exit {cp.returncode}, stdout {cp.stdout!r}, stderr {cp.stderr!r}")
+    cp, rep = record_split(tmp, wl("split"), "1", "1", shim_alone=True)
     expect(cp.stderr == "", f"the shim printed {cp.stderr!r}")
-    rep = report_json(out)
-    a, b = samples_of(rep, "hot_a"), samples_of(rep, "hot_b")
+    a, b = hot_ab(rep)
     check_share(a, a + b, 0.5, "shim alone: hot_a vs hot_b (built 1:1)")
 
 
@@ -416,12 +516,7 @@ def installed_tree_finds_its_shim(tmp):
     os.rename(stage, moved)
     exe = found[0].replace(stage, moved, 1)
     env = {k: v for k, v in os.environ.items() if k != "PROFRUN_SHIM"}
-    out = os.path.join(tmp, "inst.prof")
-    cp = run([exe, "-q", "-F", "1000", "-o", out, wl("outcome"), "exit:0", "1.0"], env=env)
-    expect(cp.returncode == 0, f"installed profrun: exit {cp.returncode}: {cp.stderr}")
-    rep = report_json(out)
-    expect(samples_of(rep, "spin") >= 150,
-           f"installed profrun recorded {samples_of(rep, 'spin')} samples in spin()")
+    record_outcome(os.path.join(tmp, "inst.prof"), "exit:0", NEED / 4, profrun=exe, env=env)
 
 
 def main(cases=CASES, prog="e2e.py"):

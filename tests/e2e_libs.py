@@ -6,9 +6,10 @@ loaded with dlopen, to libm, under many threads; the report's accounting
 and the exports.
 
 Usage: e2e_libs.py CASE (meson test runs one case per test; exit 0 pass,
-1 fail, 77 skip).  Same environment and tolerances as e2e.py: shares are
-checked on at least 400 samples, within 5 standard deviations plus 2
-points, against each workload's own measure of its CPU time per phase
+1 fail, 77 skip).  Same environment, sample counts and tolerances as
+e2e.py: workloads run until they have the samples a check needs
+(e2e.gather), shares are checked on at least NEED = 400 samples, within 5
+standard deviations plus 2 points, against each workload's own measure of its CPU time per phase
 (the construction is the ground truth: perf may not be allowed here)."""
 
 import os
@@ -18,10 +19,11 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from e2e import (PROFRUN, check_share, expect, report_json, run,  # noqa: E402
-                 samples_of, wl)
+from e2e import (NEED, PROFRUN, check_share, cpu_for, expect,  # noqa: E402
+                 report_json, run, samples_of, wl)
 import e2e  # noqa: E402
 import mkprofile  # noqa: E402
+from e2e_runs import gathered, profrun  # noqa: E402
 
 CASES = {}
 
@@ -29,13 +31,6 @@ CASES = {}
 def case(fn):
     CASES[fn.__name__.replace("_", "-")] = fn
     return fn
-
-
-def profrun(tmp, name, *args):
-    out = os.path.join(tmp, name)
-    cp = run([PROFRUN, "-q", "-F", "1000", "-o", out, "--", *args])
-    expect(cp.returncode == 0, f"{args}: exit {cp.returncode}: {cp.stderr}")
-    return out, cp
 
 
 def module_samples(rep, base):
@@ -54,17 +49,21 @@ def accounts_for_all(rep):
            f"modules add up to {sum(m['samples'] for m in rep['modules'])}")
 
 
+def total_of(_, rep):
+    """The samples a share of the whole is checked on: NEED in all."""
+    return [(rep["samples"]["total"], NEED)]
+
+
 LIBC = "libc.so.6"
 COPY = re.compile(r"(memcpy|memmove|memset|__mem)")
 
 
 @case
 def libc_share_matches_construction(tmp):
-    out, cp = profrun(tmp, "c.prof", wl("libcopy"), "3", "0.4")
+    out, cp, rep = gathered(tmp, "c.prof", total_of, lambda s: (wl("libcopy"), f"{s:.2f}", "0.4"))
     m = re.match(r"libcopy: libc ([\d.]+) own ([\d.]+)", cp.stdout)
     expect(m is not None, f"workload output {cp.stdout!r}")
     libc_s, own_s = float(m.group(1)), float(m.group(2))
-    rep = report_json(out)
     accounts_for_all(rep)
     libc = module_samples(rep, LIBC)
     check_share(libc, rep["samples"]["total"], libc_s / (libc_s + own_s),
@@ -80,11 +79,12 @@ def libc_share_matches_construction(tmp):
 
 @case
 def dlopened_library_is_named_with_its_module(tmp):
-    out, cp = profrun(tmp, "d.prof", wl("dlburn"), "1.0")
+    # two rounds in the plugin and one in its own loop, a third of the CPU
+    # seconds each
+    out, cp, rep = gathered(tmp, "d.prof", total_of, lambda s: (wl("dlburn"), f"{s / 3:.2f}"))
     m = re.match(r"dlburn: plugin ([\d.]+) own ([\d.]+)", cp.stdout)
     expect(m is not None, f"dlopen by bare name through RUNPATH failed: {cp.stdout!r} {cp.stderr!r}")
     plugin_s, own_s = float(m.group(1)), float(m.group(2))
-    rep = report_json(out)
     accounts_for_all(rep)
     burn = [f for f in rep["functions"] if f["name"] == "plugin_burn"]
     expect(len(burn) == 1 and os.path.basename(burn[0]["module"]) == "libburnplugin.so",
@@ -110,11 +110,12 @@ def raw_tables(member):
 
 @case
 def threads_in_libraries_lose_no_sample(tmp):
-    out, _ = profrun(tmp, "t.prof", wl("libthreads"), "8", "6")
-    rep = report_json(out)
+    # 8 threads, CPU time for some 1000 samples (6 s at a 250 Hz tick),
+    # until at least 150 of them are in libraries
+    out, _, rep = gathered(tmp, "t.prof", lambda _, rep: [(rep["samples"]["outside"], NEED * 3 / 8)],
+                           lambda s: (wl("libthreads"), "8", f"{s:.2f}"), seconds=cpu_for(1000))
     accounts_for_all(rep)
     s = rep["samples"]
-    expect(s["outside"] >= 150, f"only {s['outside']} samples in libraries")
     for lib in (LIBC, "libm.so.6"):
         expect(module_samples(rep, lib) > 0, f"no samples in {lib}: {rep['modules']}")
     (member,) = os.listdir(out)

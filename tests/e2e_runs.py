@@ -7,20 +7,23 @@ with -pg) under profrun and checks both the report and the program's own
 behaviour (exit status, stdout).
 
 Usage: e2e_runs.py CASE (meson test runs one case per test; exit 0 pass,
-1 fail, 77 skip).  Same environment and tolerances as e2e.py: at -F 1000
-the kernel's 250 Hz tick gives about 250 samples per CPU-second; a share
-is checked on at least 400 samples, within 5 standard deviations plus 2
-points."""
+1 fail, 77 skip).  Same environment, sample counts and tolerances as
+e2e.py: each workload runs for the CPU time that gives the samples a check
+needs at the rate to expect (-F 1000 capped by the kernel's tick), and
+longer while it falls short (e2e.gather); a share is checked on at least
+NEED = 400 samples, within 5 standard deviations plus 2 points."""
 
 import json
 import os
 import re
+import shutil
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from e2e import (PROFRUN, SHIM, Failure, check_share, expect, one_line_error,  # noqa: E402
-                 report_json, run, samples_of, wl)
+from e2e import (NEED, PROFRUN, SHIM, Failure, Skip, check_count, check_share, cpu_for,  # noqa: E402
+                 expect, gather, hot_ab, one_line_error, report_json, run, sample_rate,
+                 samples_of, tick_hz, wl)
 import e2e  # noqa: E402
 import mkprofile  # noqa: E402
 
@@ -43,6 +46,22 @@ def profrun(tmp, name, *args, status=0, quiet=True, freq="1000", **kw):
     return out, cp
 
 
+def gathered(tmp, name, need, args_for, seconds=None, **kw):
+    """profrun(TMP, NAME, *ARGS_FOR(seconds), **KW) with the CPU seconds
+    that give the samples NEED(report) asks for ([(got, needed), ...]),
+    again for longer while they fall short: (profile path, the completed
+    process, the JSON report)."""
+    def attempt(secs):
+        out, cp = profrun(tmp, name, *args_for(float(secs)), **kw)
+        rep = report_json(out)
+        return (out, cp, rep), need(out, rep)
+    return gather(attempt, seconds or cpu_for(NEED))
+
+
+def secs(x):
+    return f"{x:.2f}"
+
+
 def by_pid(path, pid):
     return report_json(path, "--pid", str(pid))
 
@@ -51,11 +70,27 @@ def procs_of(rep, exe_name):
     return [p for p in rep["processes"] if os.path.basename(p["exe"]) == exe_name]
 
 
+def hot_fc(rep):
+    return samples_of(rep, "parent_hot"), samples_of(rep, "child_hot")
+
+
+def record_fork(tmp, name, status=0, **kw):
+    """family fork: parent_hot and child_hot burn 4:3 of the CPU seconds,
+    until they have NEED samples together and each process NEED / 4; the
+    child exits STATUS: (profile path, completed process, JSON report)."""
+    def need(out, rep):
+        mains = [by_pid(out, p["pid"])["samples"]["main"] for p in rep["processes"]]
+        return [(sum(hot_fc(rep)), NEED)] + [(m, NEED / 4) for m in mains]
+    out, cp, rep = gathered(tmp, name, need, lambda s: (
+        wl("family"), "fork", secs(s * 4 / 7), secs(s * 3 / 7), str(status)), **kw)
+    expect(cp.stdout == f"fork: child exit {status}\n", f"program output {cp.stdout!r}")
+    expect(len(rep["processes"]) == 2, f"expected parent and child, got {rep['processes']}")
+    return out, cp, rep
+
+
 @case
 def fork_child_profile_is_separate(tmp):
-    out, cp = profrun(tmp, "fork.prof", wl("family"), "fork", "1.2", "0.9", "7")
-    expect(cp.stdout == "fork: child exit 7\n", f"program output {cp.stdout!r}")
-    rep = report_json(out)
+    out, cp, rep = record_fork(tmp, "fork.prof", 7)
     procs = rep["processes"]
     expect(len(procs) == 2, f"expected parent and child, got {procs}")
     parent, child = procs
@@ -65,7 +100,7 @@ def fork_child_profile_is_separate(tmp):
     for who, own, other in ((parent, "parent_hot", "child_hot"),
                             (child, "child_hot", "parent_hot")):
         one = by_pid(out, who["pid"])
-        expect(samples_of(one, own) >= 0.9 * one["samples"]["main"] > 100,
+        expect(samples_of(one, own) >= 0.9 * one["samples"]["main"],
                f"pid {who['pid']}: {own} has {samples_of(one, own)} of "
                f"{one['samples']['main']} samples")
         expect(samples_of(one, other) <= 2,
@@ -73,17 +108,17 @@ def fork_child_profile_is_separate(tmp):
     # merged: each process counted once, nothing shared
     expect(sum(pr["samples"] for pr in procs) == rep["samples"]["total"],
            "per-process samples do not add up to the run's")
-    p, c = samples_of(rep, "parent_hot"), samples_of(rep, "child_hot")
-    check_share(p, p + c, 1.2 / 2.1, "parent_hot vs child_hot (built 1.2:0.9 s)")
+    p, c = hot_fc(rep)
+    check_share(p, p + c, 4 / 7, "parent_hot vs child_hot (built 4:3)")
 
 
 @case
 def fork_then_exec_profiles_both_images(tmp):
-    out, cp = profrun(tmp, "fe.prof", wl("family"), "forkexec", "0.3",
-                      wl("split"), "2.0", "3", "1")
+    out, cp, rep = gathered(tmp, "fe.prof", lambda _, rep: [(sum(hot_ab(rep)), NEED)],
+                            lambda s: (wl("family"), "forkexec", "0.3", wl("split"),
+                                       secs(s), "3", "1"))
     expect(cp.stdout.endswith("forkexec: child exit 0\n") and "split done" in cp.stdout,
            f"program output {cp.stdout!r}")
-    rep = report_json(out)
     fam, spl = procs_of(rep, "family"), procs_of(rep, "split")
     expect(len(spl) == 1 and len(fam) == 2,
            f"expected family, its fork child and split: {rep['processes']}")
@@ -103,11 +138,13 @@ def fork_then_exec_profiles_both_images(tmp):
 def exec_chain_through_every_wrapper_ends_in_static_binary(tmp):
     # 9 execs of itself through execv, execvp, execve, execvpe, execl,
     # execlp, execle, fexecve, execveat, then a static binary that must not
-    # die of "Profiling timer expired" and whose exit status is the run's
-    out, cp = profrun(tmp, "chain.prof", wl("family"), "chain", "9", "5",
-                      wl("outcome-static"), status=5)
+    # die of "Profiling timer expired" and whose exit status is the run's;
+    # each of the 10 images burns a tenth of the CPU seconds in chain_hot
+    need = NEED * 3 / 4
+    out, cp, rep = gathered(tmp, "chain.prof", lambda _, rep: [(samples_of(rep, "chain_hot"), need)],
+                            lambda s: (wl("family"), "chain", "9", "5", wl("outcome-static"),
+                                       secs(s / 10)), seconds=cpu_for(need), status=5)
     expect(cp.stdout == "outcome exit:5\n", f"static binary's output {cp.stdout!r}")
-    rep = report_json(out)
     procs = rep["processes"]
     expect(len(procs) == 10 and len({p["pid"] for p in procs}) == 1,
            f"expected 10 images of one process: {procs}")
@@ -115,22 +152,22 @@ def exec_chain_through_every_wrapper_ends_in_static_binary(tmp):
            f"every image must end as exec'd: {procs}")
     expect(len(os.listdir(out)) == 10, f"members: {sorted(os.listdir(out))}")
     chain = samples_of(rep, "chain_hot")
-    expect(chain >= 0.9 * rep["samples"]["main"] and chain >= 300,
-           f"{chain} of {rep['samples']['main']} samples in chain_hot over "
-           "10 images of 0.2 s CPU each")
+    expect(chain >= 0.9 * rep["samples"]["main"],
+           f"{chain} of {rep['samples']['main']} samples in chain_hot over 10 images")
 
 
 @case
 def failed_exec_keeps_profiling(tmp):
-    out, cp = profrun(tmp, "ef.prof", wl("family"), "execfail", "2.0")
+    out, cp, rep = gathered(tmp, "ef.prof", lambda _, rep: [(rep["samples"]["main"], NEED)],
+                            lambda s: (wl("family"), "execfail", secs(s)))
     expect(cp.stdout == "execfail: ENOENT each time\n", f"program output {cp.stdout!r}")
-    rep = report_json(out)
     expect(len(rep["processes"]) == 1, f"a failed exec made a new profile: {rep['processes']}")
     p = rep["processes"][0]
     expect(p["complete"] and p["exit"] == 0, f"process recorded as {p}")
     check_share(samples_of(rep, "after_fail"), rep["samples"]["main"], 0.99,
                 "after_fail, after three failed execs")
-    expect(rep["rate_hz"] >= 150, f"rate after failed execs {rep['rate_hz']} Hz")
+    expect(rep["rate_hz"] >= 0.6 * sample_rate(),
+           f"rate after failed execs {rep['rate_hz']} Hz, expected about {sample_rate()}")
 
 
 @case
@@ -152,12 +189,13 @@ def many_forks_all_succeed(tmp):
 
 @case
 def vfork_and_posix_spawn_are_profiled(tmp):
-    out, cp = profrun(tmp, "sp.prof", wl("family"), "spawn", wl("split"), "0.6")
+    # three children run split for a third of the CPU seconds each
+    out, cp, rep = gathered(tmp, "sp.prof", lambda _, rep: [(sum(hot_ab(rep)), NEED)],
+                            lambda s: (wl("family"), "spawn", wl("split"), secs(s / 3)))
     expect(cp.stdout.count("split done") == 3 and "vfork: exit 0" in cp.stdout and
            "vfork+_exit: exit 5" in cp.stdout and
            "posix_spawn: exit 0" in cp.stdout and "posix_spawnp: exit 0" in cp.stdout,
            f"program output {cp.stdout!r}")
-    rep = report_json(out)
     fam, spl = procs_of(rep, "family"), procs_of(rep, "split")
     expect(len(fam) == 1 and fam[0]["exit"] == 0,
            f"the parent's profile was ended by its vfork child: {fam}")
@@ -170,19 +208,24 @@ def vfork_and_posix_spawn_are_profiled(tmp):
 
 @case
 def daemon_closing_descriptors_is_profiled(tmp):
-    out, cp = profrun(tmp, "dm.prof", wl("family"), "daemon", "2.0", cwd=tmp)
-    expect(cp.stdout == "daemon: started (0)\n", f"program output {cp.stdout!r}")
-    deadline = time.time() + 15
-    while True:
-        rep = report_json(out)
-        d = [p for p in rep["processes"] if p["samples"] > 0 and p["pid"] not in
-             (rep["processes"][0]["pid"],)]
-        if d and d[0]["complete"] or time.time() > deadline:
-            break
-        time.sleep(0.2)
-    expect(len(rep["processes"]) == 3, f"expected 3 processes: {rep['processes']}")
-    expect(d and d[0]["complete"] and d[0]["exit"] == 0, f"daemon never finished: {d}")
-    one = by_pid(out, d[0]["pid"])
+    def attempt(seconds):
+        out, cp = profrun(tmp, "dm.prof", wl("family"), "daemon", seconds, cwd=tmp)
+        expect(cp.stdout == "daemon: started (0)\n", f"program output {cp.stdout!r}")
+        # the daemon outlives profrun: wait for it (its CPU seconds at a
+        # quarter of a core, and 15 s more)
+        deadline = time.time() + 15 + 4 * float(seconds)
+        while True:
+            rep = report_json(out)
+            d = [p for p in rep["processes"] if p["samples"] > 0 and p["pid"] not in
+                 (rep["processes"][0]["pid"],)]
+            if d and d[0]["complete"] or time.time() > deadline:
+                break
+            time.sleep(0.2)
+        expect(len(rep["processes"]) == 3, f"expected 3 processes: {rep['processes']}")
+        expect(d and d[0]["complete"] and d[0]["exit"] == 0, f"daemon never finished: {d}")
+        one = by_pid(out, d[0]["pid"])
+        return one, [(one["samples"]["main"], NEED)]
+    one = gather(attempt, cpu_for(NEED))
     check_share(samples_of(one, "daemon_hot"), one["samples"]["main"], 0.99,
                 "daemon_hot in the daemon (setsid, chdir /, every fd closed)")
 
@@ -190,17 +233,24 @@ def daemon_closing_descriptors_is_profiled(tmp):
 @case
 def shell_script_merges_programs_by_module(tmp):
     script = os.path.join(tmp, "several.sh")
-    with open(script, "w") as f:
-        f.write(f"#!/bin/sh\n{wl('split')} 0.7 1 1\n{wl('outcome')} exit:0 0.7\n"
-                f"{wl('split')} 0.7 1 1\ntrue\necho script done\n")
-    os.chmod(script, 0o755)
-    out, cp = profrun(tmp, "sh.prof", script, quiet=False)
+
+    def script_of(seconds):
+        """split, outcome and split again, a third of SECONDS each"""
+        third = secs(seconds / 3)
+        with open(script, "w") as f:
+            f.write(f"#!/bin/sh\n{wl('split')} {third} 1 1\n{wl('outcome')} exit:0 {third}\n"
+                    f"{wl('split')} {third} 1 1\ntrue\necho script done\n")
+        os.chmod(script, 0o755)
+        return (script,)
+
+    def need(_, rep):
+        return [(sum(hot_ab(rep)) + samples_of(rep, "spin"), NEED)]
+    out, cp, rep = gathered(tmp, "sh.prof", need, script_of, quiet=False)
     expect(cp.stdout.count("split done") == 2 and "outcome exit:0\n" in cp.stdout and
            cp.stdout.endswith("script done\n"), f"script output {cp.stdout!r}")
-    rep = report_json(out)
-    ab = samples_of(rep, "hot_a") + samples_of(rep, "hot_b")
+    ab = sum(hot_ab(rep))
     spin = samples_of(rep, "spin")
-    check_share(ab, ab + spin, 2.0 / 3.0, "split (2 x 0.7 s) vs outcome (0.7 s) across the script")
+    check_share(ab, ab + spin, 2.0 / 3.0, "split (2 x 1/3) vs outcome (1/3) across the script")
     expect(len(procs_of(rep, "split")) == 2 and len(procs_of(rep, "outcome")) == 1,
            f"processes: {[(p['pid'], p['exe']) for p in rep['processes']]}")
     for f in rep["functions"]:
@@ -211,15 +261,24 @@ def shell_script_merges_programs_by_module(tmp):
 
 @case
 def threads_split_matches_construction(tmp):
-    out, cp = profrun(tmp, "th.prof", wl("threads"), "350", quiet=False)
+    # each of the 4 threads runs for a quarter of the CPU seconds; whether
+    # their samples fall short of CPU time x rate (one process-wide timer)
+    # or not (a timer per thread), gather() runs them until hot_a and hot_b
+    # have NEED samples
+    out, cp, rep = gathered(tmp, "th.prof", lambda _, rep: [(sum(hot_ab(rep)), NEED)],
+                            lambda s: (wl("threads"), secs(s / 4)), quiet=False)
     expect(cp.stdout.startswith("threads done"), f"program output {cp.stdout!r}")
-    rep = report_json(out)
-    a, b = samples_of(rep, "hot_a"), samples_of(rep, "hot_b")
+    a, b = hot_ab(rep)
     check_share(a, a + b, 0.75, "4 threads: hot_a (3 threads) vs hot_b (1 thread)")
-    # the shortfall line appears exactly when the rate falls short
-    short = rep["rate_hz"] < 0.75 * 250
-    expect(("shortfall:" in cp.stderr) == short,
-           f"rate {rep['rate_hz']} Hz but shortfall line {'missing' if short else 'shown'}")
+    # the shortfall line appears exactly when fewer than 75% of the samples
+    # CPU time x rate allows arrived (the JSON rounds the rate to 0.01 Hz:
+    # within that of the limit, either is right)
+    limit = 0.75 * sample_rate()
+    shown = "shortfall:" in cp.stderr
+    expect(shown or rep["rate_hz"] >= limit - 0.01,
+           f"rate {rep['rate_hz']} Hz, below {limit} Hz, but no shortfall line:\n{cp.stderr}")
+    expect(not shown or rep["rate_hz"] <= limit + 0.01,
+           f"rate {rep['rate_hz']} Hz, not below {limit} Hz, but a shortfall line:\n{cp.stderr}")
 
 
 @case
@@ -246,9 +305,10 @@ def pg_program_keeps_its_gmon_out(tmp):
         expect(f.read(4) == b"gmon", "gmon.out is not a gmon file")
     lines = [l for l in cp.stderr.splitlines() if "incomplete" in l]
     expect(len(lines) == 1 and "-pg" in lines[0], f"expected one line naming -pg:\n{cp.stderr}")
+    if not shutil.which("gprof"):
+        raise Skip("gprof is not installed: gmon.out checked by its header only")
     gp = run(["gprof", "-p", "-b", wl("split-pg"), gmon])
-    if gp.returncode != 0:
-        return
+    expect(gp.returncode == 0, f"gprof failed (exit {gp.returncode}): {gp.stderr}")
     rows = {l.split()[-1]: float(l.split()[0]) for l in gp.stdout.splitlines()
             if l.strip().endswith(("hot_a", "hot_b"))}
     expect("hot_a" in rows and rows["hot_a"] > 50,
@@ -257,31 +317,39 @@ def pg_program_keeps_its_gmon_out(tmp):
 
 @case
 def program_sees_no_difference(tmp):
-    plain = run([wl("observe"), "0.5"], cwd=tmp)
-    expect(plain.returncode == 0, f"observe alone: {plain.returncode}")
-    out, cp = profrun(tmp, "ob.prof", wl("observe"), "0.5", cwd=tmp)
-    expect(cp.stdout == plain.stdout,
-           "the program sees a difference under profrun:\n" +
-           "\n".join(l for l in cp.stdout.splitlines() if l not in plain.stdout.splitlines()))
-    rep = report_json(out)
-    expect(len(rep["processes"]) == 2 and samples_of(rep, "spin") > 200,
-           f"observe was not profiled: {rep['processes']}")
+    # observe spins three times (twice in the parent, once in its child)
+    def attempt(seconds):
+        plain = run([wl("observe"), seconds], cwd=tmp)
+        expect(plain.returncode == 0, f"observe alone: {plain.returncode}")
+        out, cp = profrun(tmp, "ob.prof", wl("observe"), seconds, cwd=tmp)
+        expect(cp.stdout == plain.stdout,
+               "the program sees a difference under profrun:\n" +
+               "\n".join(l for l in cp.stdout.splitlines() if l not in plain.stdout.splitlines()))
+        rep = report_json(out)
+        expect(len(rep["processes"]) == 2, f"observe was not profiled: {rep['processes']}")
+        return rep, [(samples_of(rep, "spin"), NEED / 2)]
+    gather(attempt, float(cpu_for(NEED / 2)) / 3)
 
 
 @case
 def rate_capped_by_tick_is_reported_once(tmp):
-    out, cp = profrun(tmp, "r.prof", wl("family"), "fork", "1.0", "1.0", "0", quiet=False)
+    tick = tick_hz()
+    if not tick:
+        raise Skip("the kernel's tick is not known here")
+    freq = 4 * tick
+    out, cp, rep = record_fork(tmp, "r.prof", freq=str(freq), quiet=False)
     rate_lines = [l for l in cp.stderr.splitlines() if "kernel" in l and "tick" in l]
-    expect(len(rate_lines) == 1 and "requested 1000 Hz" in rate_lines[0],
-           f"expected one line saying the tick capped 1000 Hz:\n{cp.stderr}")
-    rep = report_json(out)
-    expect(100 <= rep["rate_hz"] <= 600, f"effective rate {rep['rate_hz']} Hz")
+    expect(len(rate_lines) == 1 and f"requested {freq} Hz" in rate_lines[0] and
+           f"kernel's {tick} Hz tick" in rate_lines[0],
+           f"expected one line saying the {tick} Hz tick capped {freq} Hz:\n{cp.stderr}")
+    expect(0.5 * tick <= rep["rate_hz"] <= 1.5 * tick,
+           f"effective rate {rep['rate_hz']} Hz at a {tick} Hz tick")
     # the JSON rounds to 0.01 Hz and the text to 0.1 Hz: rounding twice may
     # move the last digit, so compare the numbers, not the strings
     shown = re.search(r"rate: ([0-9.]+) Hz effective", rate_lines[0])
     expect(shown and abs(float(shown.group(1)) - rep["rate_hz"]) <= 0.051,
            f"the effective, measured rate ({rep['rate_hz']} Hz) is not shown: {rate_lines[0]}")
-    # a shortfall is measured against the tick, not the 1000 Hz asked for
+    # a shortfall is measured against the tick, not the rate asked for
     expect("shortfall" not in cp.stderr, f"false shortfall:\n{cp.stderr}")
     # crafted: half the samples the tick allows -> one shortfall line
     d = os.path.join(tmp, "crafted")
@@ -299,9 +367,12 @@ def rate_capped_by_tick_is_reported_once(tmp):
 
 @case
 def rate_below_default_is_honoured(tmp):
-    out, _ = profrun(tmp, "low.prof", wl("split"), "2.0", freq="50")
+    # below every tick (100 Hz and up); CPU time for some 225 samples, so
+    # that 5 standard deviations of the count stay well away from the
+    # default 100 Hz (the count is not gathered: it is what is checked)
+    out, _ = profrun(tmp, "low.prof", wl("split"), cpu_for(150, freq=50), freq="50")
     rep = report_json(out)
-    expect(40 <= rep["rate_hz"] <= 60, f"-F 50 gave {rep['rate_hz']} Hz")
+    check_count(rep["samples"]["total"], rep["cpu_seconds"], 50, "-F 50")
 
 
 @case
@@ -327,12 +398,11 @@ def bad_rate_refused_before_start(tmp):
 
 @case
 def pid_selects_and_unknown_pid_refused(tmp):
-    out, _ = profrun(tmp, "pid.prof", wl("family"), "fork", "1.0", "1.0", "0")
-    rep = report_json(out)
+    out, _, rep = record_fork(tmp, "pid.prof")
     parent, child = rep["processes"]
     one = by_pid(out, child["pid"])
     expect([p["pid"] for p in one["processes"]] == [child["pid"]], "--pid did not select")
-    expect(samples_of(one, "parent_hot") <= 2 and samples_of(one, "child_hot") > 100,
+    expect(samples_of(one, "parent_hot") <= 2 and samples_of(one, "child_hot") >= NEED / 5,
            f"--pid {child['pid']} shows {one['functions']}")
     text = run([PROFRUN, "report", "--by-process", out]).stdout
     expect(text.count("\n== ") == 2, f"--by-process did not split:\n{text}")
@@ -343,7 +413,7 @@ def pid_selects_and_unknown_pid_refused(tmp):
 
 @case
 def damaged_member_does_not_hide_healthy_ones(tmp):
-    out, _ = profrun(tmp, "dmg.prof", wl("family"), "fork", "1.0", "1.0", "0")
+    out, _, _ = record_fork(tmp, "dmg.prof")
     members = sorted(os.listdir(out))
     expect(len(members) == 2, f"members {members}")
     bad = os.path.join(out, members[1])
@@ -355,7 +425,7 @@ def damaged_member_does_not_hide_healthy_ones(tmp):
     expect(len(warn) == 1 and members[1] in warn[0] and "skipped" in warn[0],
            f"expected one line naming the skipped member: {cp.stderr!r}")
     rep = json.loads(cp.stdout)
-    expect(len(rep["processes"]) == 1 and samples_of(rep, "parent_hot") > 100,
+    expect(len(rep["processes"]) == 1 and samples_of(rep, "parent_hot") >= NEED / 5,
            f"the healthy member is not reported: {rep['processes']}")
 
 

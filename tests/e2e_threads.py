@@ -13,15 +13,14 @@ of a Poisson count."""
 import math
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from e2e import PROFRUN, check_share, expect, report_json, run, samples_of, wl  # noqa: E402
+from e2e import (PROFRUN, check_count, check_share, expect, report_json, run,  # noqa: E402
+                 samples_of, wl)
 import e2e  # noqa: E402
 
 CASES = {}
-FREQ = 1000  # asked for; the tick caps it
-CLOCK_MONOTONIC_COARSE = 6  # Linux; the shim reads the tick the same way
+FREQ = e2e.DEFAULT_FREQ  # asked for; the tick caps it
 
 
 def case(fn):
@@ -30,9 +29,9 @@ def case(fn):
 
 
 def rate():
-    """Samples per CPU-second the kernel delivers at -F FREQ."""
-    tick = round(1 / time.clock_getres(CLOCK_MONOTONIC_COARSE))
-    return min(FREQ, tick)
+    """Samples per CPU-second the kernel delivers at -F FREQ (the tick read
+    as the shim reads it: e2e.tick_hz)."""
+    return e2e.sample_rate(FREQ)
 
 
 def cpu_for(samples):
@@ -63,14 +62,6 @@ def same_output(tmp, mode, seconds, want):
     return out
 
 
-def check_count(got, cpu, hz, what):
-    """GOT samples for CPU seconds at HZ: within 5 sigma of CPU x HZ."""
-    want = cpu * hz
-    tol = 5 * math.sqrt(want) + 0.02 * want + 2
-    expect(abs(got - want) <= tol,
-           f"{what}: {got} samples for {cpu:.3f} s of CPU at {hz} Hz, expected {want:.0f} ± {tol:.0f}")
-
-
 def threads_of(rep):
     expect(len(rep["processes"]) == 1, f"one process expected: {rep['processes']}")
     return rep["processes"][0]["threads"]
@@ -84,8 +75,11 @@ def workers_blocking_every_signal_are_sampled(tmp):
            f"the workers must see the mask they asked for: {cp.stdout!r}")
     rep = report_json(out)
     a, b = samples_of(rep, "self_blocked_spin"), samples_of(rep, "inherited_spin")
-    total = rep["samples"]["total"]
-    expect(a + b >= 0.95 * total, f"workers have {a + b} of {total} samples (main only sleeps)")
+    total, own = rep["samples"]["total"], rep["samples"]["main"]
+    # the spinners' own code, apart from the clock they read (in the vDSO
+    # and the kernel: a share that depends on the machine and its load,
+    # measured from 1% to 6%); the sleeping main thread is checked below
+    expect(a + b >= 0.95 * own, f"the spinners have {a + b} of the executable's {own} samples")
     check_share(a, a + b, 0.5, "worker blocking itself vs worker inheriting a full mask")
     th = threads_of(rep)
     main = [t for t in th if t["main"]]
@@ -131,10 +125,15 @@ def short_children_are_sampled_in_proportion(tmp):
     # loaded machine the scheduler switches tasks at ticks, and a child
     # shorter than one tick that starts at one ends before the next.  A
     # timer whose first expiration is a whole interval away gives none.
-    # Measured with two busy loops beside it: a third of CPU x rate.  The
-    # bounds: well above none, never above CPU x rate.
+    # Measured with two busy loops beside it: a third of CPU x rate; with
+    # the whole suite running beside them as well, 11%.  How many arrive
+    # depends on the load, so the bounds are: some (a timer whose first
+    # expiration is a whole interval away gives exactly none, for children
+    # that all use less than one), never above CPU x rate.
     want = kid_cpu * rate()
-    expect(0.15 * want <= k <= want + 5 * math.sqrt(want) + 0.02 * want,
+    expect(max(p["cpu_seconds"] for p in kids) < 1 / rate(),
+           f"a child used more than one sampling interval: {max(p['cpu_seconds'] for p in kids)} s")
+    expect(1 <= k <= want + 5 * math.sqrt(want) + 0.02 * want,
            f"{n} children: {k} samples for {kid_cpu:.3f} s of CPU, expected up to {want:.0f}")
     # the split by executable is the kernel's own accounting: exact
     parent = procs[0]["cpu_seconds"]

@@ -273,11 +273,16 @@ def fifo_member_refused_without_hanging(tmp):
 @case
 def sigprof_handler_keeps_errno_and_calls_no_library(tmp):
     out = os.path.join(tmp, "errno.prof")
-    cp = run([PROFRUN, "-q", "-F", "1000", "-o", out, wl("errno-spin"), "1.0"])
-    expect(cp.returncode == 0 and cp.stdout.startswith("errno intact"),
-           f"exit {cp.returncode}: {cp.stdout!r} {cp.stderr!r}")
-    expect(e2e.report_json(out)["samples"]["total"] >= 100,
-           "too few samples for the check to mean anything")
+
+    # enough samples for the check to mean anything: each one is a chance
+    # for the handler to change errno
+    def attempt(seconds):
+        cp = run([PROFRUN, "-q", "-F", str(e2e.DEFAULT_FREQ), "-o", out, wl("errno-spin"),
+                  seconds])
+        expect(cp.returncode == 0 and cp.stdout.startswith("errno intact"),
+               f"exit {cp.returncode}: {cp.stdout!r} {cp.stderr!r}")
+        return None, [(e2e.report_json(out)["samples"]["total"], e2e.NEED / 4)]
+    e2e.gather(attempt, e2e.cpu_for(e2e.NEED / 4))
     # The handler, and every function of the shim it reaches, may call only
     # through pointers (profil's handler), each other, and the C library's
     # async-signal-safe clock and system-call entries: no allocator, no

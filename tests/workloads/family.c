@@ -7,11 +7,12 @@
  *   fork P C STATUS     child burns C s in child_hot and exits STATUS,
  *                       parent burns P s in parent_hot and checks it
  *   forkexec P PROG ... child execs PROG ARGS..., parent burns P s
- *   chain K STATUS STATIC
- *                       burn 0.2 s in chain_hot, then exec itself with
- *                       K-1 through another exec wrapper each time; at
- *                       K == 0 exec STATIC ("outcome" built -static) with
- *                       "exit:STATUS", whose status becomes ours
+ *   chain K STATUS STATIC [S]
+ *                       burn S s (default 0.2) in chain_hot, then exec
+ *                       itself with K-1 through another exec wrapper each
+ *                       time; at K == 0 exec STATIC ("outcome" built
+ *                       -static) with "exit:STATUS", whose status becomes
+ *                       ours
  *   execfail S          exec wrappers on missing programs must fail with
  *                       ENOENT; then burn S s in after_fail
  *   many N MB           fork N children (exit i % 256) from a process
@@ -114,9 +115,11 @@ exec_with(int k, const char *self, char **av)
 	case 1: execvp(self, av); break;
 	case 2: execve(self, av, environ); break;
 	case 3: execvpe(self, av, environ); break;
-	case 4: execl(self, av[0], av[1], av[2], av[3], av[4], (char *)NULL); break;
-	case 5: execlp(self, av[0], av[1], av[2], av[3], av[4], (char *)NULL); break;
-	case 6: execle(self, av[0], av[1], av[2], av[3], av[4], (char *)NULL, environ); break;
+	case 4: execl(self, av[0], av[1], av[2], av[3], av[4], av[5], (char *)NULL); break;
+	case 5: execlp(self, av[0], av[1], av[2], av[3], av[4], av[5], (char *)NULL); break;
+	case 6:
+		execle(self, av[0], av[1], av[2], av[3], av[4], av[5], (char *)NULL, environ);
+		break;
 	case 7:
 		fd = open(self, O_RDONLY | O_CLOEXEC);
 		fexecve(fd, av, environ);
@@ -130,20 +133,21 @@ static int
 mode_chain(char **argv)
 {
 	int k = atoi(argv[0]);
+	char *seconds = argv[3] ? argv[3] : "0.2";
 	char self[4096], kbuf[16], arg[32];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
 	if (n <= 0)
 		return perror("readlink"), 1;
 	self[n] = '\0';
-	chain_hot(0.2);
+	chain_hot(atof(seconds));
 	if (k == 0) {
 		snprintf(arg, sizeof(arg), "exit:%s", argv[1]);
 		execl(argv[2], argv[2], arg, "0.1", (char *)NULL);
 		return perror("exec static"), 1;
 	}
 	snprintf(kbuf, sizeof(kbuf), "%d", k - 1);
-	char *av[] = { self, "chain", kbuf, argv[1], argv[2], NULL };
+	char *av[] = { self, "chain", kbuf, argv[1], argv[2], seconds, NULL };
 	exec_with(k, self, av);
 	return 1;
 }

@@ -2,8 +2,9 @@
 /*
  * Workload: CPU time split between libc (memset and memcpy of a buffer
  * that stays in cache) and the program's own loop, alternating in short
- * rounds.  Each phase's CPU time is measured as it runs, so the split is
- * known by construction; it is printed on stdout as
+ * rounds of random length (random phases, see common.h).  Each phase's CPU
+ * time is measured as it runs, so the split is known by construction; it
+ * is printed on stdout as
  * "libcopy: libc S own S".
  *
  * usage: libcopy [SECONDS [LIBC_SHARE]]   (defaults 3 s, 0.4)
@@ -42,10 +43,10 @@ main(int argc, char **argv)
 
 		t0 = cpu_seconds();
 		if (libc)
-			for (int k = 0; k < 20; k++)
+			for (unsigned long k = workload_chunk(20); k > 0; k--)
 				libc_round(i++);
 		else
-			WORKLOAD_BODY(200000);
+			WORKLOAD_BODY(workload_chunk(200000));
 		t1 = cpu_seconds();
 		if (libc)
 			in_libc += t1 - t0;

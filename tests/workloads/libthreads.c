@@ -57,20 +57,16 @@ worker(void *arg)
 	size_t n = 64 * 1024;
 	char *buf = malloc(2 * n);
 	int *v = malloc(4096 * sizeof(int));
-	struct timespec ts;
-	double t0, t;
+	double t0;
 	int k = (int)(long)arg;
 
 	if (buf == NULL || v == NULL)
 		return NULL;
 	memset(buf, 'x', 2 * n);
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	t0 = ts.tv_sec + ts.tv_nsec / 1e9;
-	do {
+	t0 = thread_cpu_seconds();
+	do
 		round_of(k++, buf, v, n);
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-		t = ts.tv_sec + ts.tv_nsec / 1e9 - t0;
-	} while (t < budget);
+	while (thread_cpu_seconds() - t0 < budget);
 	free(buf);
 	free(v);
 	return NULL;

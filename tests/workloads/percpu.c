@@ -38,20 +38,11 @@
 
 volatile unsigned long workload_sink = 1;
 
-static double
-thread_cpu(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Spin S s of this thread's CPU time in the caller's frame. */
 #define SPIN(s)                                                             \
 	do {                                                                \
-		double end_ = thread_cpu() + (s);                           \
-		while (thread_cpu() < end_)                                 \
+		double end_ = thread_cpu_seconds() + (s);                   \
+		while (thread_cpu_seconds() < end_)                         \
 			WORKLOAD_BODY(20000);                               \
 	} while (0)
 
@@ -219,12 +210,12 @@ static int
 mode_syscalls(double s)
 {
 	int fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
-	double end = thread_cpu() + s;
+	double end = thread_cpu_seconds() + s;
 	struct rusage ru;
 
 	if (fd < 0)
 		return 1;
-	while (thread_cpu() < end) {
+	while (thread_cpu_seconds() < end) {
 		read_zero(fd, 200);
 		user_loop(0.01);
 	}
@@ -271,12 +262,12 @@ static int
 mode_toggle(double s)
 {
 	sigset_t prof, pending;
-	double end = thread_cpu() + s;
+	double end = thread_cpu_seconds() + s;
 	long rounds = 0, wrong = 0;
 
 	sigemptyset(&prof);
 	sigaddset(&prof, SIGPROF);
-	while (thread_cpu() < end) {
+	while (thread_cpu_seconds() < end) {
 		sigprocmask(SIG_BLOCK, &prof, NULL);
 		wrong += !view_blocks_sigprof();
 		toggle_work(0.0002);

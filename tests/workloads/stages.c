@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* stages [CPU_SECONDS [SLOW_STAGE FACTOR]]: a pipeline of five stages
  * that take 40:25:15:12:8 of the CPU time by construction (the same loop
- * body, iteration counts in that ratio, interleaved in small rounds).
- * SLOW_STAGE (a stage name) does FACTOR times its work, as if a change
- * had made it FACTOR times slower.  Prints one line and exits 0. */
+ * body, in chunks of random length, each chunk given to a stage with
+ * probability in that ratio: random phases, see common.h).  SLOW_STAGE (a
+ * stage name) does FACTOR times its work, as if a change had made it
+ * FACTOR times slower.  Prints one line and exits 0. */
 #include <stdio.h>
 #include <string.h>
 
@@ -11,7 +12,7 @@
 
 volatile unsigned long workload_sink = 1;
 
-#define ROUND 20000UL
+#define CHUNK 5000UL /* iterations per call, on average */
 
 #define STAGE(name)                                                         \
 	__attribute__((noipa)) void name(unsigned long n);                  \
@@ -44,18 +45,18 @@ main(int argc, char **argv)
 	double seconds = arg_double(argc, argv, 1, 2.0);
 	const char *slow = argc > 2 ? argv[2] : "";
 	double factor = arg_double(argc, argv, 3, 1.0);
-	unsigned long work[5], rounds = 0;
+	unsigned long weight[5], rounds = 0;
 	double start = cpu_seconds();
 	size_t i;
 
 	for (i = 0; i < 5; i++) {
-		work[i] = stages[i].weight * ROUND;
+		weight[i] = stages[i].weight * 1000;
 		if (strcmp(slow, stages[i].name) == 0)
-			work[i] = (unsigned long)((double)work[i] * factor);
+			weight[i] = (unsigned long)((double)weight[i] * factor);
 	}
 	while (cpu_seconds() - start < seconds) {
-		for (i = 0; i < 5; i++)
-			stages[i].fn(work[i]);
+		for (int k = 0; k < 200; k++)
+			stages[workload_pick(weight, 5)].fn(workload_chunk(CHUNK));
 		rounds++;
 	}
 	printf("stages done: %lu rounds\n", rounds);

@@ -2,7 +2,8 @@
 // templates [CPU_SECONDS]: CPU time split 2:1:1 by construction between
 // calc::spin<unsigned long>, calc::mix(long) and calc::mix(long, int): a
 // function template in a namespace and an overloaded function, for exact
-// demangled names.  Prints one line on stdout and exits 0.
+// demangled names.  Chunks of random length go to each with probability
+// 2:1:1 (random phases, see common.h).  Prints one line and exits 0.
 #include <cstdio>
 
 #include "common.h"
@@ -40,12 +41,18 @@ main(int argc, char **argv)
 {
 	double seconds = arg_double(argc, argv, 1, 2.0);
 	double start = cpu_seconds();
-	const long round = 200000;
+	const unsigned long weight[3] = { 2, 1, 1 };
 
 	while (cpu_seconds() - start < seconds) {
-		calc::spin<unsigned long>(2 * round);
-		calc::mix(round);
-		calc::mix(round / 2, 2);
+		for (int k = 0; k < 200; k++) {
+			long n = (long)(workload_chunk(5000) & ~1UL);
+
+			switch (workload_pick(weight, 3)) {
+			case 0: calc::spin<unsigned long>((unsigned long)n); break;
+			case 1: calc::mix(n); break;
+			default: calc::mix(n / 2, 2);
+			}
+		}
 	}
 	std::printf("templates done\n");
 	return 0;

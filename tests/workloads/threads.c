@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* threads [ROUNDS]: four threads, each doing the same fixed work, three in
- * hot_a and one in hot_b: CPU time splits 3:1 between them however the
- * scheduler interleaves the threads.  Prints one line and exits 0. */
+/* threads [CPU_SECONDS]: four threads, three in hot_a and one in hot_b,
+ * each running until its own CPU time reaches CPU_SECONDS (default 1):
+ * CPU time splits 3:1 between them however the scheduler interleaves the
+ * threads.  Prints one line and exits 0. */
 #include <pthread.h>
 #include <stdio.h>
 
@@ -9,7 +10,7 @@
 
 volatile unsigned long workload_sink = 1;
 
-#define ROUND 1000000UL
+#define CHUNK 100000UL /* iterations between looks at the clock */
 
 __attribute__((noipa)) void
 hot_a(unsigned long n)
@@ -23,15 +24,16 @@ hot_b(unsigned long n)
 	WORKLOAD_BODY(n);
 }
 
-static unsigned long rounds = 400;
+static double seconds = 1.0;
 
 static void *
 worker(void *arg)
 {
 	void (*fn)(unsigned long) = arg;
+	double start = thread_cpu_seconds();
 
-	for (unsigned long r = 0; r < rounds; r++)
-		fn(ROUND);
+	while (thread_cpu_seconds() - start < seconds)
+		fn(CHUNK);
 	return NULL;
 }
 
@@ -41,7 +43,7 @@ main(int argc, char **argv)
 	void (*fns[4])(unsigned long) = { hot_a, hot_a, hot_a, hot_b };
 	pthread_t t[4];
 
-	rounds = (unsigned long)arg_double(argc, argv, 1, 400);
+	seconds = arg_double(argc, argv, 1, 1.0);
 	for (int i = 0; i < 4; i++)
 		if (pthread_create(&t[i], NULL, worker, (void *)fns[i]) != 0)
 			return perror("pthread_create"), 1;
