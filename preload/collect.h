@@ -216,4 +216,30 @@ collect_after_profil(const struct collect *c, struct collect_sample s)
 	}
 }
 
+/* Count one sample at PC into C: the histogram's counter with an atomic
+ * increment (threads on other CPUs count into the same bucket at the same
+ * moment: profil()'s own plain ++ lost a few of them), a wrap to 0 carried
+ * into the wrap table, a PC outside the histogram recorded in the PC
+ * table.  Async-signal-safe and safe against concurrent callers. */
+static inline void
+collect_count(const struct collect *c, uintptr_t pc)
+{
+	struct profrun_header *h = c->hdr;
+	size_t i = collect_bucket_index(pc, c->offset, c->scale);
+
+	__atomic_add_fetch(&h->samples_total, 1, __ATOMIC_RELAXED);
+	if (i >= c->nbuckets) {
+		__atomic_add_fetch(&h->samples_outside, 1, __ATOMIC_RELAXED);
+		collect_outside(c, pc);
+		return;
+	}
+	if (__atomic_fetch_add(&c->hist[i], 1, __ATOMIC_RELAXED) != 0xffff)
+		return;
+	if (collect_wrap_record(c->wraps, c->wrap_slots, i) < 0) {
+		__atomic_add_fetch(&h->wraps_lost, 1, __ATOMIC_RELAXED);
+		__atomic_or_fetch(&h->flags, PROFRUN_F_WRAP_OVERFLOW,
+				  __ATOMIC_RELAXED);
+	}
+}
+
 #endif /* PROFRUN_COLLECT_H */

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The timer and the signal: glibc's profil() does the counting, our SIGPROF
- * handler sits in front of it to count every sample, the ones profil drops
- * and the 16-bit wraps.  profil()'s process-wide ITIMER_PROF is disarmed
+ * The timer and the signal: glibc's profil() sets up the histogram and its
+ * scale; our SIGPROF handler counts each sample into profil's buffer itself,
+ * with an atomic increment (profil's own ++ loses counts when threads on
+ * two CPUs hit one bucket at once), and counts the ones outside it and the
+ * 16-bit wraps.  profil()'s process-wide ITIMER_PROF is disarmed
  * at once: each thread has its own CPU-time timer (threads.c).  A SIGPROF
  * that is not our timers' gets the program's own action.  All calls go to real_<fn> so our own interposers never
  * mistake us for a rival.
@@ -49,23 +51,16 @@ ucontext_pc(void *ctx)
 #endif
 }
 
-/* One sample at the interrupted PC: profil's counter first, then ours.
- * Async-signal-safe. */
+/* One sample at the interrupted PC, into profil()'s buffer and our tables
+ * (profil's own handler does a plain ++, which loses counts when threads
+ * on two CPUs hit one bucket at once).  Async-signal-safe. */
 static void
 count_one(int sig, siginfo_t *si, void *uc)
 {
-	bool counting = active.hdr != NULL;
-	struct collect_sample s;
-
-	if (counting)
-		s = collect_before_profil(&active, ucontext_pc(uc));
-	if (profil_act.sa_flags & SA_SIGINFO)
-		profil_act.sa_sigaction(sig, si, uc);
-	else if (profil_act.sa_handler != SIG_DFL &&
-		 profil_act.sa_handler != SIG_IGN)
-		profil_act.sa_handler(sig);
-	if (counting)
-		collect_after_profil(&active, s);
+	(void)sig;
+	(void)si;
+	if (active.hdr != NULL)
+		collect_count(&active, ucontext_pc(uc));
 }
 
 /* True for a SIGPROF of our timers: a thread's POSIX timer (SI_TIMER with

@@ -228,6 +228,36 @@ concurrent_pcs_land_or_are_counted(void)
 	CHECK_EQ(hdr.pcs_unmapped, 1);
 }
 
+static void *
+hammer_bucket(void *arg)
+{
+	const struct collect *c = arg;
+
+	for (int n = 0; n < 5 * PER_THREAD; n++)
+		collect_count(c, OFFSET + 6 + (uintptr_t)(n % 2));
+	return NULL;
+}
+
+/* The handler's count: threads counting into one bucket at once lose
+ * nothing, across several 16-bit wraps. */
+static void
+concurrent_counts_into_one_bucket_are_exact(void)
+{
+	struct collect c = make_collect(PROFRUN_WRAP_SLOTS);
+	pthread_t t[THREADS];
+
+	memset(hist, 0, sizeof(hist));
+	memset(tab, 0, sizeof(tab));
+	hdr.samples_total = 0;
+	for (int i = 0; i < THREADS; i++)
+		pthread_create(&t[i], NULL, hammer_bucket, &c);
+	for (int i = 0; i < THREADS; i++)
+		pthread_join(t[i], NULL);
+	CHECK_EQ(collect_exact_count(hist, tab, PROFRUN_WRAP_SLOTS, 3),
+		 (uint64_t)THREADS * 5 * PER_THREAD);
+	CHECK_EQ(hdr.samples_total, (uint64_t)THREADS * 5 * PER_THREAD);
+}
+
 int
 main(void)
 {
@@ -238,5 +268,6 @@ main(void)
 	untouched_counter_is_no_wrap();
 	concurrent_records_all_land();
 	concurrent_pcs_land_or_are_counted();
+	concurrent_counts_into_one_bucket_are_exact();
 	CHECK_DONE();
 }
