@@ -24,8 +24,6 @@ static const struct subcommand subcommands[] = {
 	{"annotate", cmd_annotate},
 };
 
-
-
 /* A closed standard descriptor would be the next file opened (an -o
  * output, say), and messages meant for stderr would land in it: give each
  * closed one /dev/null, and note it, so that a program profrun runs gets

@@ -305,7 +305,8 @@ signal(int sig, sighandler_t handler)
 	return bsd_signal_view(real_signal, sig, handler);
 }
 
-sighandler_t bsd_signal(int sig, sighandler_t handler); /* not in every header */
+sighandler_t bsd_signal(int sig,
+			sighandler_t handler); /* not in every header */
 
 /* Async-signal-safe as bsd_signal is. */
 EXPORT sighandler_t
@@ -391,8 +392,8 @@ setitimer(__itimer_which_t which, const struct itimerval *it,
 {
 	if (which != ITIMER_PROF || !shim_owns_profile())
 		return CALL_REAL(setitimer, -1, which, it, old);
-	if (it != NULL && (!tv_valid(&it->it_value) ||
-			   !tv_valid(&it->it_interval))) {
+	if (it != NULL &&
+	    (!tv_valid(&it->it_value) || !tv_valid(&it->it_interval))) {
 		errno = EINVAL;
 		return -1;
 	}

@@ -343,8 +343,7 @@ posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
 }
 
 EXPORT int
-posix_spawnp(pid_t *pid, const char *file,
-	     const posix_spawn_file_actions_t *fa,
+posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
 	     const posix_spawnattr_t *attr, char *const argv[],
 	     char *const envp[])
 {

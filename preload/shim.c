@@ -280,7 +280,8 @@ profile_open(pid_t pid, pid_t ppid, const struct profrun_header *from)
 	r = writer_create_member(dfd, pid, g.layout.file_size, &base, NULL);
 	close(dfd);
 	if (r == -EFBIG) {
-		shim_warn("cannot create a profile: it would exceed the file size limit (ulimit -f); running unprofiled");
+		shim_warn(
+			"cannot create a profile: it would exceed the file size limit (ulimit -f); running unprofiled");
 		return r;
 	}
 	if (r < 0) {
@@ -299,8 +300,9 @@ profile_open(pid_t pid, pid_t ppid, const struct profrun_header *from)
 	r = timer_start(&g.col, cfg.freq);
 	if (r == -EBUSY) {
 		/* a rival came first: stay out of its way, say why */
-		mark_stopped(PROFRUN_F_RIVAL_SIGNAL,
-			     "SIGPROF or ITIMER_PROF was already in use when profrun started (another profiler in the program or preloaded before it)");
+		mark_stopped(
+			PROFRUN_F_RIVAL_SIGNAL,
+			"SIGPROF or ITIMER_PROF was already in use when profrun started (another profiler in the program or preloaded before it)");
 		return r;
 	}
 	if (r < 0) {

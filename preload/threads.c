@@ -46,7 +46,7 @@ static struct reg *registry; /* REGISTRY_SLOTS entries, mmap'd */
 static unsigned reg_high;    /* entries ever used (scan bound) */
 static struct profrun_header *hdr;
 static struct profrun_thread *recs; /* hdr's records, or NULL */
-static uint64_t interval_ns;	   /* 0 while not sampling */
+static uint64_t interval_ns;	    /* 0 while not sampling */
 
 static uint32_t keep_share; /* of each expiration, out of 2^32; 0 = all */
 

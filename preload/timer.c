@@ -206,8 +206,9 @@ arm_profil(const struct collect *c)
 static bool
 in_use(const struct sigaction *act, const struct itimerval *it)
 {
-	bool handler = (act->sa_flags & SA_SIGINFO) ||
-		       (act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN);
+	bool handler =
+		(act->sa_flags & SA_SIGINFO) ||
+		(act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN);
 
 	return handler || it->it_value.tv_sec != 0 || it->it_value.tv_usec != 0;
 }

@@ -59,10 +59,12 @@ writer_layout(struct layout *l, size_t exe_len, uint64_t nbuckets,
 	l->vdso_size = vdso_size;
 	l->threads_off =
 		ALIGN_UP(l->modstr_off + PROFRUN_MODSTR_SIZE + vdso_size, 64);
-	l->regions_off = l->threads_off +
-			 PROFRUN_THREAD_SLOTS * (uint64_t)sizeof(struct profrun_thread);
-	l->file_size = l->regions_off +
-		       PROFRUN_REGION_SLOTS * (uint64_t)sizeof(struct profrun_region);
+	l->regions_off =
+		l->threads_off +
+		PROFRUN_THREAD_SLOTS * (uint64_t)sizeof(struct profrun_thread);
+	l->file_size =
+		l->regions_off +
+		PROFRUN_REGION_SLOTS * (uint64_t)sizeof(struct profrun_region);
 }
 
 /* The list of the regions of layout L into the member image BASE.
@@ -80,11 +82,14 @@ write_regions(void *base, const struct layout *l)
 		{PROFRUN_REGION_PCS, 1, 0, l->pcs_off,
 		 PROFRUN_PC_SLOTS * (uint64_t)sizeof(struct profrun_pc)},
 		{PROFRUN_REGION_MODULES, 1, 0, l->modules_off,
-		 PROFRUN_MODULE_SLOTS * (uint64_t)sizeof(struct profrun_module)},
-		{PROFRUN_REGION_MODSTR, 1, 0, l->modstr_off, PROFRUN_MODSTR_SIZE},
+		 PROFRUN_MODULE_SLOTS *
+			 (uint64_t)sizeof(struct profrun_module)},
+		{PROFRUN_REGION_MODSTR, 1, 0, l->modstr_off,
+		 PROFRUN_MODSTR_SIZE},
 		{PROFRUN_REGION_VDSO, 1, 0, l->vdso_off, l->vdso_size},
 		{PROFRUN_REGION_THREADS, 1, 0, l->threads_off,
-		 PROFRUN_THREAD_SLOTS * (uint64_t)sizeof(struct profrun_thread)},
+		 PROFRUN_THREAD_SLOTS *
+			 (uint64_t)sizeof(struct profrun_thread)},
 		{PROFRUN_REGION_DIRECTORY, 1, 0, l->regions_off, 0},
 	};
 	const size_t nr = sizeof(r) / sizeof(r[0]);

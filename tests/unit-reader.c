@@ -640,8 +640,8 @@ test_runs(void)
  * and one of kind 99 with FLAGS, at OFF (SIZE bytes).  Returns what the
  * reader says. */
 static int
-parse_with_list(uint16_t flags, uint64_t hist_size, uint64_t off,
-		char *err, size_t errlen)
+parse_with_list(uint16_t flags, uint64_t hist_size, uint64_t off, char *err,
+		size_t errlen)
 {
 	static struct image im;
 	struct profrun_region r[2] = {
@@ -668,17 +668,20 @@ test_region_list(void)
 {
 	char err[256] = "";
 
-	check(parse_with_list(0, NBUCKETS * 2, STRINGS_OFF, err, sizeof(err)) == 0,
+	check(parse_with_list(0, NBUCKETS * 2, STRINGS_OFF, err, sizeof(err)) ==
+		      0,
 	      "a region of an unknown kind is skipped");
-	check(parse_with_list(PROFRUN_REGION_REQUIRED, NBUCKETS * 2, STRINGS_OFF,
-			      err, sizeof(err)) < 0 &&
+	check(parse_with_list(PROFRUN_REGION_REQUIRED, NBUCKETS * 2,
+			      STRINGS_OFF, err, sizeof(err)) < 0 &&
 		      strstr(err, "needs a newer profrun") &&
 		      strstr(err, "kind 99"),
 	      "a required region of an unknown kind is refused, by kind");
-	check(parse_with_list(0, NBUCKETS * 4, STRINGS_OFF, err, sizeof(err)) < 0 &&
+	check(parse_with_list(0, NBUCKETS * 4, STRINGS_OFF, err, sizeof(err)) <
+			      0 &&
 		      strstr(err, "disagrees"),
 	      "a known region listed elsewhere than the header says is refused");
-	check(parse_with_list(0, NBUCKETS * 2, FILE_SIZE + 60, err, sizeof(err)) < 0 &&
+	check(parse_with_list(0, NBUCKETS * 2, FILE_SIZE + 60, err,
+			      sizeof(err)) < 0 &&
 		      strstr(err, "out of range"),
 	      "a region past the end of the file is refused");
 }

@@ -91,7 +91,9 @@ test_printable(void)
 		bool keep_newlines;
 	} p[] = {
 		{"a\x1b[31mb", "a?[31mb", false},
-		{"x\xc2\x9b" "2Jy", "x??2Jy", false}, /* U+009B, CSI */
+		{"x\xc2\x9b"
+		 "2Jy",
+		 "x??2Jy", false}, /* U+009B, CSI */
 		{"\xc2\x80\xc2\x9f\xc2\xa0", "????\xc2\xa0", false},
 		{"line\nnext\r\n", "line?next??", false},
 		{"line\nnext\r\n", "line\nnext\r\n", true},

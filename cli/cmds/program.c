@@ -146,7 +146,8 @@ check_file(const char *shown, const char *path, int depth)
 	fd = cli_open_regular(path);
 	if (fd < 0) {
 		cli_error("%s: cannot open: %s", shown,
-			  errno == EINVAL ? "not a regular file" : strerror(errno));
+			  errno == EINVAL ? "not a regular file"
+					  : strerror(errno));
 		return 126;
 	}
 	len = pread(fd, head, sizeof(head), 0);

@@ -330,8 +330,8 @@ unsigned cli_filled_std_fds;
 static volatile pid_t child_pid;
 
 /* Signals a supervisor sends to stop or poke a job. */
-static const int forwarded[] = {SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1,
-				SIGUSR2};
+static const int forwarded[] = {SIGTERM, SIGHUP,  SIGINT,
+				SIGQUIT, SIGUSR1, SIGUSR2};
 
 /* A forwarded signal sent to profrun goes to the program, which decides;
  * profrun waits for it, reports and exits with its status.  ^C and ^\
@@ -343,8 +343,9 @@ forward(int sig, siginfo_t *si, void *uc)
 	int saved = errno;
 
 	(void)uc;
-	if (child_pid > 0 && ((sig != SIGINT && sig != SIGQUIT) ||
-			      si->si_code == SI_USER || si->si_code == SI_QUEUE))
+	if (child_pid > 0 &&
+	    ((sig != SIGINT && sig != SIGQUIT) || si->si_code == SI_USER ||
+	     si->si_code == SI_QUEUE))
 		kill(child_pid, sig);
 	errno = saved;
 }
@@ -420,7 +421,8 @@ spawn(const char *path, char **argv, int *status)
 	if (exec_err) {
 		waitpid(pid, NULL, 0);
 		set_forwarding(false);
-		cli_error("%s: cannot execute: %s", argv[0], strerror(exec_err));
+		cli_error("%s: cannot execute: %s", argv[0],
+			  strerror(exec_err));
 		*status = exec_err == ENOENT ? 127 : 126;
 		return exec_err;
 	}

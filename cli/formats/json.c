@@ -215,13 +215,15 @@ json_executables(const struct report *r)
 		json_object_object_add(e, "cpu_seconds", json_fixed(x->cpu, 3));
 		json_object_object_add(
 			e, "cpu_percent",
-			json_fixed(r->cpu_known > 0 ? 100.0 * x->cpu / r->cpu_known
-						    : 0.0,
+			json_fixed(r->cpu_known > 0
+					   ? 100.0 * x->cpu / r->cpu_known
+					   : 0.0,
 				   2));
 		json_object_object_add(e, "samples",
 				       json_object_new_uint64(x->samples));
 		json_object_object_add(
-			e, "percent", json_fixed(report_percent(r, x->samples), 2));
+			e, "percent",
+			json_fixed(report_percent(r, x->samples), 2));
 		json_object_array_add(a, e);
 	}
 	return a;

@@ -45,7 +45,8 @@ md_row(FILE *out, const struct report *r, const struct func *f)
 		report_percent(r, f->samples), f->samples,
 		report_seconds(r, f->samples));
 	if (f->kernel > 0)
-		fprintf(out, "%.0f%%", 100.0 * (double)f->kernel / (double)f->samples);
+		fprintf(out, "%.0f%%",
+			100.0 * (double)f->kernel / (double)f->samples);
 	fputs(" | `", out);
 	markdown_cell(out, f->name);
 	fputs("` | ", out);

@@ -173,7 +173,8 @@ print_unsampled(FILE *out, const struct report *r, double cap)
 {
 	double floor = cap > 0 ? 2.0 / cap : 0.02;
 
-	if (r->cpu_unsampled <= floor || r->cpu_unsampled <= 0.02 * r->cpu_known)
+	if (r->cpu_unsampled <= floor ||
+	    r->cpu_unsampled <= 0.02 * r->cpu_known)
 		return;
 	fprintf(out,
 		"  unsampled: %.2f s of the CPU time (%.0f%%) ran in threads no timer of ours covered (not started by pthread_create, e.g. a raw clone or thrd_create, or their timer could not be made): no row below stands for it\n",
@@ -226,8 +227,9 @@ print_rate(FILE *out, const struct report *r)
 			"  shortfall: %.0f samples, only %.0f%% of the %.0f expected from the sampled threads' CPU time x %.0f Hz: CPU timers fire on the kernel's tick, and a thread or process that runs less than a tick between two ticks is missed (%zu of %zu processes used less than 2 ticks of CPU); the seconds are scaled to the rate measured%s\n",
 			got, 100.0 * got / expected, expected, cap,
 			short_processes(r, cap), r->nprocs,
-			r->nexes > 1 ? ", the table by executable has each program's exact CPU time"
-				     : "");
+			r->nexes > 1
+				? ", the table by executable has each program's exact CPU time"
+				: "");
 	else
 		fprintf(out,
 			"  shortfall: %.0f samples, only %.0f%% of the %.0f expected from CPU time x %.0f Hz: recorded with one process timer, whose signals coalesce under concurrent threads, miss threads that block SIGPROF and processes shorter than one interval; shares stay fair, the seconds are scaled to the rate measured\n",
@@ -369,8 +371,8 @@ static void
 print_no_samples(FILE *out, const struct report *r, const struct proc *pr)
 {
 	double cpu = pr ? profile_cpu_seconds(pr->p) : r->cpu_seconds;
-	double unsampled = pr ? profile_unsampled_seconds(pr->p)
-			      : r->cpu_unsampled;
+	double unsampled =
+		pr ? profile_unsampled_seconds(pr->p) : r->cpu_unsampled;
 	double interval = r->armed_hz > 0 ? 1.0 / r->armed_hz : 0;
 
 	if (cpu < 0)

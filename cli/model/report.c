@@ -268,8 +268,7 @@ report_build(struct report *r, const struct run *run,
 	func_list_finish(&r->lines);
 	r->kernel = func_list_kernel(&r->funcs);
 	if (module_totals(&r->funcs, &r->mods, &r->nmods) ||
-	    report_executables(r) ||
-	    keep_module(r, opts->module)) {
+	    report_executables(r) || keep_module(r, opts->module)) {
 		cli_error("%s: out of memory", run->path);
 		report_fini(r);
 		return -1;

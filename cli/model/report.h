@@ -58,18 +58,18 @@ struct report {
 				 * (KEY_LINE_CALLER) with lines_by_caller */
 
 	uint64_t total, main, outside; /* total = main + outside */
-	uint64_t kernel; /* of the functions' samples, taken right after a
+	uint64_t kernel;      /* of the functions' samples, taken right after a
 			  * system call: time in the kernel */
-	double cpu_seconds;	       /* -1 when unknown for any process */
-	double cpu_known;	       /* of the processes that finished */
+	double cpu_seconds;   /* -1 when unknown for any process */
+	double cpu_known;     /* of the processes that finished */
 	double cpu_startup;   /* CPU used before profiling began (loader,
 			       * constructors), all processes */
 	double cpu_unsampled; /* of cpu_known, covered by no timer of ours */
 	bool threaded;	      /* some process has thread records */
-	double rate_cpu;	       /* of those, profiled to the end */
-	size_t cut_short;	       /* processes without known CPU time */
-	double rate_hz;		       /* effective, or armed when unknown */
-	bool rate_measured;	       /* rate_hz comes from CPU time */
+	double rate_cpu;      /* of those, profiled to the end */
+	size_t cut_short;     /* processes without known CPU time */
+	double rate_hz;	      /* effective, or armed when unknown */
+	bool rate_measured;   /* rate_hz comes from CPU time */
 	double requested_hz;
 	double armed_hz;
 	bool clipped;	 /* requested rate above what the kernel delivers */

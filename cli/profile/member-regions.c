@@ -47,7 +47,8 @@ header_place(const struct profrun_header *h, uint32_t kind, uint64_t *off,
 		return true;
 	case PROFRUN_REGION_MODULES:
 		*off = h->modules_off;
-		*size = (uint64_t)h->module_slots * sizeof(struct profrun_module);
+		*size = (uint64_t)h->module_slots *
+			sizeof(struct profrun_module);
 		return true;
 	case PROFRUN_REGION_MODSTR:
 		*off = h->modstr_off, *size = h->modstr_size;
@@ -57,11 +58,13 @@ header_place(const struct profrun_header *h, uint32_t kind, uint64_t *off,
 		return true;
 	case PROFRUN_REGION_THREADS:
 		*off = h->threads_off;
-		*size = (uint64_t)h->thread_slots * sizeof(struct profrun_thread);
+		*size = (uint64_t)h->thread_slots *
+			sizeof(struct profrun_thread);
 		return true;
 	case PROFRUN_REGION_DIRECTORY:
 		*off = h->regions_off;
-		*size = (uint64_t)h->region_count * sizeof(struct profrun_region);
+		*size = (uint64_t)h->region_count *
+			sizeof(struct profrun_region);
 		return true;
 	default:
 		return false;

@@ -44,7 +44,8 @@ code_bytes_load(struct code_bytes *c, Dwfl_Module *mod)
 		return 0;
 	c->machine = eh.e_machine;
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_PROGBITS ||
+		if (gelf_getshdr(scn, &sh) == NULL ||
+		    sh.sh_type != SHT_PROGBITS ||
 		    !(sh.sh_flags & SHF_EXECINSTR))
 			continue;
 		if (add_section(c, sh.sh_addr, elf_getdata(scn, NULL)) < 0)

@@ -108,7 +108,7 @@ enum profrun_region_kind {
 	PROFRUN_REGION_DIRECTORY = 9, /* the list itself */
 };
 
-#define PROFRUN_REGION_REQUIRED 1u /* profrun_region.flags */
+#define PROFRUN_REGION_REQUIRED 1u  /* profrun_region.flags */
 #define PROFRUN_REGION_SLOTS	16u /* entries the shim writes room for */
 
 struct profrun_region {
@@ -127,8 +127,8 @@ enum profrun_timer_kind {
 
 /* profrun_thread.flags */
 enum profrun_thread_flags {
-	PROFRUN_THREAD_MAIN = 1u << 0,	    /* the thread that started the image */
-	PROFRUN_THREAD_ENDED = 1u << 1,	    /* it ended; cpu_ns is final */
+	PROFRUN_THREAD_MAIN = 1u << 0,	/* the thread that started the image */
+	PROFRUN_THREAD_ENDED = 1u << 1, /* it ended; cpu_ns is final */
 	PROFRUN_THREAD_AGGREGATE = 1u << 2, /* threads that found no slot */
 	PROFRUN_THREAD_NO_TIMER = 1u << 3,  /* its timer could not be made */
 };
@@ -140,13 +140,13 @@ enum profrun_thread_flags {
  * no slot of their own: samples, cpu_ns (the ended ones' CPU) and
  * cpu_live_ns (the CPU of those still running at the process's end). */
 struct profrun_thread {
-	int32_t tid;   /* 0 = free slot; -1 = the aggregate record */
+	int32_t tid;	/* 0 = free slot; -1 = the aggregate record */
 	uint32_t flags; /* enum profrun_thread_flags */
 	uint64_t samples;
 	uint64_t cpu_start_ns;
 	uint64_t cpu_ns;
 	uint64_t cpu_live_ns;
-	char name[16]; /* as the thread named itself (NUL-terminated) */
+	char name[16];	  /* as the thread named itself (NUL-terminated) */
 	int64_t start_ns; /* CLOCK_REALTIME when it was first seen */
 };
 
