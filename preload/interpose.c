@@ -258,6 +258,8 @@ sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	struct sigaction view;
 
+	if (pause_is_toggle(sig))
+		return pause_sigaction(sig, act, old);
 	if (sig != SIGPROF || !shim_owns_profile())
 		return CALL_REAL(sigaction, -1, sig, act, old);
 	if (act != NULL && !is_default_or_ignore(act->sa_handler)) {
@@ -300,6 +302,8 @@ bsd_signal_view(signal_fn real_fn, int sig, sighandler_t handler)
 EXPORT sighandler_t
 signal(int sig, sighandler_t handler)
 {
+	if (pause_is_toggle(sig))
+		return pause_signal(REAL(signal), sig, handler);
 	if (sig != SIGPROF || !shim_owns_profile())
 		return CALL_REAL(signal, SIG_ERR, sig, handler);
 	return bsd_signal_view(real_signal, sig, handler);
@@ -312,6 +316,8 @@ sighandler_t bsd_signal(int sig,
 EXPORT sighandler_t
 bsd_signal(int sig, sighandler_t handler)
 {
+	if (pause_is_toggle(sig))
+		return pause_signal(REAL(bsd_signal), sig, handler);
 	if (sig != SIGPROF || !shim_owns_profile())
 		return CALL_REAL(bsd_signal, SIG_ERR, sig, handler);
 	return bsd_signal_view(real_bsd_signal, sig, handler);
@@ -323,6 +329,8 @@ sighandler_t ssignal(int sig, sighandler_t handler); /* glibc: signal() */
 EXPORT sighandler_t
 ssignal(int sig, sighandler_t handler)
 {
+	if (pause_is_toggle(sig))
+		return pause_signal(REAL(ssignal), sig, handler);
 	if (sig != SIGPROF || !shim_owns_profile())
 		return CALL_REAL(ssignal, SIG_ERR, sig, handler);
 	return bsd_signal_view(real_ssignal, sig, handler);
@@ -338,6 +346,8 @@ sigset(int sig, sighandler_t disp)
 	struct sigaction view, act;
 	bool held;
 
+	if (pause_is_toggle(sig))
+		return pause_signal(REAL(sigset), sig, disp);
 	if (sig != SIGPROF || !shim_owns_profile())
 		return CALL_REAL(sigset, SIG_ERR, sig, disp);
 	if (disp != SIG_HOLD && !is_default_or_ignore(disp)) {

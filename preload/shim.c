@@ -31,9 +31,19 @@ static struct {
 	const char *output; /* run directory */
 	uint32_t freq;	    /* Hz */
 	bool quiet;
+	bool start_paused;	       /* PROFRUN_START=paused */
+	int toggle_sig;		       /* 0 = none */
+	uint64_t delay_ns, duration_ns; /* the CPU window, 0 = none */
 } cfg = {.freq = SHIM_DEFAULT_FREQ};
 
-enum setting_kind { SET_STRING, SET_FREQ, SET_BOOL };
+enum setting_kind {
+	SET_STRING,
+	SET_FREQ,
+	SET_BOOL,
+	SET_START,
+	SET_SIGNAL,
+	SET_SECONDS
+};
 
 static const struct setting {
 	const char *name;
@@ -44,6 +54,10 @@ static const struct setting {
 	{"PROFRUN_QUIET", SET_BOOL, &cfg.quiet},
 	{"PROFRUN_OUTPUT", SET_STRING, &cfg.output},
 	{"PROFRUN_FREQ", SET_FREQ, &cfg.freq},
+	{"PROFRUN_START", SET_START, &cfg.start_paused},
+	{"PROFRUN_TOGGLE_SIGNAL", SET_SIGNAL, &cfg.toggle_sig},
+	{"PROFRUN_DELAY", SET_SECONDS, &cfg.delay_ns},
+	{"PROFRUN_DURATION", SET_SECONDS, &cfg.duration_ns},
 };
 
 /* ---------------------------------------------------------------- state */
@@ -151,6 +165,63 @@ warn_err(const char *what, const char *path, int err)
 	shim_warn(buf);
 }
 
+/* A signal the toggle may use: catchable, not SIGPROF, not one the C
+ * library keeps for itself. */
+static bool
+toggle_signal_ok(unsigned long v)
+{
+	return v >= 1 && v <= (unsigned long)SIGRTMAX && v != SIGKILL &&
+	       v != SIGSTOP && v != SIGPROF &&
+	       (v < 32 || v >= (unsigned long)SIGRTMIN);
+}
+
+/* Seconds as a decimal number ("2", "0.5") into *NS; false if not one. */
+static bool
+parse_seconds(const char *value, uint64_t *ns)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(value, &end);
+	if (errno || end == value || *end || !(v >= 0) || v > 1e9)
+		return false;
+	*ns = (uint64_t)(v * 1e9 + 0.5);
+	return true;
+}
+
+/* The settings of pausing (pause.c).  Not async-signal-safe. */
+static void
+apply_pause_setting(const struct setting *s, const char *value)
+{
+	char *end;
+	unsigned long v;
+
+	switch (s->kind) {
+	case SET_START:
+		if (strcmp(value, "paused") == 0 || strcmp(value, "running") == 0)
+			*(bool *)s->dst = value[0] == 'p';
+		else
+			shim_warn(
+				"PROFRUN_START is neither 'paused' nor 'running'; starting to sample at once");
+		break;
+	case SET_SIGNAL:
+		errno = 0;
+		v = strtoul(value, &end, 10);
+		if (errno || end == value || *end || !toggle_signal_ok(v))
+			shim_warn(
+				"PROFRUN_TOGGLE_SIGNAL is not a signal number profrun can use; no toggle signal");
+		else
+			*(int *)s->dst = (int)v;
+		break;
+	default:
+		if (!parse_seconds(value, s->dst))
+			shim_warn(
+				"PROFRUN_DELAY or PROFRUN_DURATION is not a number of seconds; ignored");
+		break;
+	}
+}
+
 /* Parse one setting's VALUE into its destination.  Not async-signal-safe. */
 static void
 apply_setting(const struct setting *s, const char *value)
@@ -174,6 +245,9 @@ apply_setting(const struct setting *s, const char *value)
 				"PROFRUN_FREQ is not a rate in 1..100000 Hz; using 100");
 		else
 			*(uint32_t *)s->dst = (uint32_t)v;
+		break;
+	default:
+		apply_pause_setting(s, value);
 		break;
 	}
 }
@@ -295,6 +369,8 @@ profile_open(pid_t pid, pid_t ppid, const struct profrun_header *from)
 	else
 		modules_attach(g.hdr);
 	g.owner = pid;
+	threads_attach_paused((uint64_t *)((char *)base + g.layout.pause_off +
+					   sizeof(struct profrun_pause)));
 	threads_attach(g.hdr);
 	threads_register_self(true);
 	r = timer_start(&g.col, cfg.freq);
@@ -314,6 +390,9 @@ profile_open(pid_t pid, pid_t ppid, const struct profrun_header *from)
 	 * start-up: profiling begins now */
 	g.hdr->cpu_start_ns = writer_cpu_ns();
 	g.state = SHIM_ON;
+	pause_attach(g.hdr,
+		     (struct profrun_pause *)((char *)base + g.layout.pause_off),
+		     from != NULL);
 	return 0;
 }
 
@@ -403,6 +482,7 @@ shim_finish(int status, bool names)
 		return;
 	shim_check_takeover();
 	threads_finish(names);
+	pause_finish();
 	writer_finish(g.hdr, PROFRUN_STATE_EXITED, status & 0xff);
 	errno = saved;
 }
@@ -419,6 +499,7 @@ on_fork_prepare(void)
 {
 	shim_modules_changed();
 	shim_check_takeover();
+	pause_fork_prepare();
 	fork_from_owner = g.state != SHIM_OFF && getpid() == g.owner;
 }
 
@@ -436,6 +517,7 @@ on_fork_child(void)
 
 	timer_fork_child();
 	threads_fork_child();
+	pause_fork_child();
 	g.state = SHIM_OFF;
 	if (was == SHIM_ON && fork_from_owner) {
 		if (profile_open(getpid(), g.owner, old) < 0)
@@ -460,6 +542,7 @@ shim_exec_begin(void)
 		masks_apply_view(true);
 	}
 	threads_finish(false);
+	pause_finish();
 	writer_finish(g.hdr, PROFRUN_STATE_EXECED, -1);
 	return true;
 }
@@ -524,6 +607,8 @@ startup(void)
 	g.vdso_size = modules_vdso_size();
 	if (threads_init() < 0)
 		return;
+	pause_configure(cfg.start_paused, cfg.toggle_sig, cfg.delay_ns,
+			cfg.duration_ns);
 	profile_open(getpid(), getppid(), NULL);
 	if (g.hdr == NULL)
 		return;

@@ -195,6 +195,7 @@ struct layout {
 	uint32_t vdso_size;
 	uint64_t threads_off;
 	uint64_t regions_off;
+	uint64_t pause_off; /* struct profrun_pause and per-thread CPU */
 	uint64_t file_size;
 };
 
@@ -341,6 +342,72 @@ void threads_count_samples(uint64_t n);
 /* At the end of the image: the CPU time of every live thread, and (NAMES)
  * their names from /proc.  Async-signal-safe (system calls only). */
 void threads_finish(bool names);
+
+/* In a pause (pause.c): note every live thread's CPU clock and disarm its
+ * timer; at the resume, add each one's CPU time since to its record's
+ * paused CPU and re-arm the timers.  Called with the pause lock held.
+ * Async-signal-safe. */
+void threads_pause(bool pause);
+
+/* Per-thread CPU time while paused, one u64 per thread record, in the
+ * member's pause region (NULL: not kept).  Async-signal-safe. */
+void threads_attach_paused(uint64_t *paused_ns);
+
+/* ---------------------------------------------------------------- pause.c */
+/* sigev_value of the CPU window's timer (it sends SIGPROF too). */
+#define PAUSE_WINDOW_MAGIC 0x70617573
+
+/* Settings (PROFRUN_START, PROFRUN_TOGGLE_SIGNAL, PROFRUN_DELAY,
+ * PROFRUN_DURATION), before the profile starts: START_PAUSED or a DELAY
+ * means nothing is counted until a resume.  Not async-signal-safe. */
+void pause_configure(bool start_paused, int sig, uint64_t delay_ns,
+		     uint64_t duration_ns);
+
+/* The member H is open and R is its pause record (NULL: none): record the
+ * state; unless FORKED, install the toggle signal's handler and arm the
+ * window; in a fork child, re-arm what was left of the parent's window.
+ * Async-signal-safe. */
+void pause_attach(struct profrun_header *h, struct profrun_pause *r,
+		  bool forked);
+
+/* Is sampling paused now?  And, in the handler, N expirations that came
+ * while paused: counted as dropped; returns 0.  Async-signal-safe. */
+bool pause_now(void);
+uint64_t pause_drop(uint64_t n);
+
+/* Pause (true) or resume the whole process, now.  Async-signal-safe. */
+void pause_set(bool pause);
+
+/* The transition lock, taken with every signal blocked (OLD: the mask to
+ * restore).  Async-signal-safe. */
+void pause_lock(sigset_t *old);
+void pause_unlock(const sigset_t *old);
+
+/* The window's timer fired (in the SIGPROF handler) / is deleted for good
+ * (profiling stops).  Async-signal-safe. */
+void pause_window_edge(void);
+void pause_window_stop(void);
+
+/* Around fork: note what is left of the window; in the child, forget the
+ * parent's lock holder, timer and record.  Async-signal-safe. */
+void pause_fork_prepare(void);
+void pause_fork_child(void);
+
+/* The image ends: close the pause still open.  Async-signal-safe. */
+void pause_finish(void);
+
+/* Interposers for the toggle signal SIG while it is ours: the program's
+ * view is SIG_DFL, and an action of its own makes us give the signal back
+ * (one line on stderr) before it is applied.  Async-signal-safe. */
+bool pause_is_toggle(int sig);
+int pause_sigaction(int sig, const struct sigaction *act,
+		    struct sigaction *old);
+typedef void (*shim_handler_fn)(int); /* sighandler_t, without _GNU_SOURCE */
+shim_handler_fn pause_signal(shim_handler_fn (*real_fn)(int, shim_handler_fn),
+			     int sig, shim_handler_fn handler);
+
+/* The one entry point of <profrun/profrun.h> (exported).  Async-signal-safe. */
+int profrun_control(int op);
 
 /* ---------------------------------------------------------------- masks.c */
 /* Resolve the interposers, make the thread-end key and take over the

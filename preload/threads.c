@@ -36,10 +36,13 @@
 
 #define REGISTRY_SLOTS 65536u /* live threads with a timer */
 
+#define NO_MARK UINT64_MAX
+
 struct reg {
 	int tid;   /* 0 = free */
 	int timer; /* kernel timer id, -1 = none */
 	struct profrun_thread *rec;
+	uint64_t pause_mark; /* its CPU clock when paused, NO_MARK = none */
 };
 
 static struct reg *registry; /* REGISTRY_SLOTS entries, mmap'd */
@@ -47,6 +50,8 @@ static unsigned reg_high;    /* entries ever used (scan bound) */
 static struct profrun_header *hdr;
 static struct profrun_thread *recs; /* hdr's records, or NULL */
 static uint64_t interval_ns;	    /* 0 while not sampling */
+static uint64_t armed_ns; /* the interval to re-arm at a resume, 0 = none */
+static uint64_t *rec_paused; /* per record: CPU while paused, or NULL */
 
 static uint32_t keep_share; /* of each expiration, out of 2^32; 0 = all */
 
@@ -199,6 +204,7 @@ claim_entry(int tid)
 			continue;
 		registry[i].timer = -1;
 		registry[i].rec = NULL;
+		registry[i].pause_mark = NO_MARK;
 		if (i >= __atomic_load_n(&reg_high, __ATOMIC_RELAXED))
 			__atomic_store_n(&reg_high, i + 1, __ATOMIC_RELEASE);
 		return &registry[i];
@@ -255,6 +261,57 @@ threads_fork_child(void)
 	recs = NULL;
 	hdr = NULL;
 	interval_ns = 0;
+	armed_ns = 0;
+	rec_paused = NULL;
+}
+
+/* Async-signal-safe. */
+void
+threads_attach_paused(uint64_t *paused_ns)
+{
+	rec_paused = paused_ns;
+}
+
+/* Add the CPU time of E's thread since its pause mark (CPU: its clock
+ * now) to its record's paused CPU, and mark it again at CPU (NO_MARK:
+ * not paused any more).  Async-signal-safe. */
+static void
+close_pause(struct reg *e, uint64_t cpu, uint64_t mark)
+{
+	if (e->pause_mark != NO_MARK && e->rec != NULL && rec_paused != NULL &&
+	    cpu > e->pause_mark)
+		__atomic_add_fetch(&rec_paused[e->rec - recs],
+				   cpu - e->pause_mark, __ATOMIC_RELAXED);
+	e->pause_mark = mark;
+}
+
+/* The pause lock is held.  Async-signal-safe. */
+void
+threads_pause(bool pause)
+{
+	unsigned high = __atomic_load_n(&reg_high, __ATOMIC_ACQUIRE);
+
+	if (registry == NULL)
+		return;
+	if (pause)
+		__atomic_store_n(&interval_ns, 0, __ATOMIC_SEQ_CST);
+	for (unsigned i = 0; i < high; i++) {
+		struct reg *e = &registry[i];
+		int tid = __atomic_load_n(&e->tid, __ATOMIC_ACQUIRE);
+		uint64_t cpu;
+
+		if (tid == 0)
+			continue;
+		cpu = clock_ns(thread_clock(tid));
+		if (pause) {
+			e->pause_mark = cpu;
+			disarm_entry(e);
+		} else {
+			close_pause(e, cpu, NO_MARK);
+		}
+	}
+	if (!pause && armed_ns != 0)
+		threads_arm_all(armed_ns);
 }
 
 /* Async-signal-safe. */
@@ -263,6 +320,7 @@ threads_register_self(bool main_thread)
 {
 	int tid = (int)syscall(SYS_gettid);
 	struct reg *e;
+	sigset_t old;
 
 	if (registry == NULL || recs == NULL || t_reg != NULL)
 		return;
@@ -272,6 +330,10 @@ threads_register_self(bool main_thread)
 	e->rec = claim_record(tid, main_thread ? PROFRUN_THREAD_MAIN : 0);
 	t_rec = e->rec;
 	t_reg = e;
+	pause_lock(&old);
+	if (pause_now())
+		e->pause_mark = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	pause_unlock(&old);
 	arm_entry(e, tid);
 }
 
@@ -295,12 +357,16 @@ threads_unregister_self(void)
 	struct reg *e = t_reg;
 	struct profrun_thread *r;
 	uint64_t cpu;
+	sigset_t old;
 
 	if (e == NULL)
 		return;
 	disarm_entry(e);
 	r = e->rec;
+	pause_lock(&old);
 	cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	close_pause(e, cpu, NO_MARK);
+	pause_unlock(&old);
 	if (r != NULL && r->tid > 0) {
 		read_own_name(r);
 		__atomic_store_n(&r->cpu_ns, cpu, __ATOMIC_RELAXED);
@@ -321,6 +387,9 @@ threads_arm_all(uint64_t ival)
 
 	if (registry == NULL)
 		return;
+	armed_ns = ival;
+	if (pause_now())
+		return; /* the resume arms them */
 	__atomic_store_n(&interval_ns, ival, __ATOMIC_SEQ_CST);
 	for (unsigned i = 0; i < high; i++) {
 		int tid = __atomic_load_n(&registry[i].tid, __ATOMIC_ACQUIRE);
@@ -338,6 +407,7 @@ threads_disarm_all(void)
 	unsigned high = __atomic_load_n(&reg_high, __ATOMIC_ACQUIRE);
 
 	__atomic_store_n(&interval_ns, 0, __ATOMIC_SEQ_CST);
+	armed_ns = 0; /* profiling stops: no resume re-arms them */
 	if (registry == NULL)
 		return;
 	for (unsigned i = 0; i < high; i++)
@@ -424,6 +494,8 @@ threads_finish(bool names)
 		if (tid == 0 || r == NULL)
 			continue;
 		cpu = clock_ns(thread_clock(tid));
+		if (pause_now())
+			close_pause(&registry[i], cpu, cpu);
 		if (r->tid <= 0) {
 			live_other += cpu;
 			continue;

@@ -115,6 +115,12 @@ on_sigprof(int sig, siginfo_t *si, void *uc)
 	int saved = errno;
 	uint64_t n = 1;
 
+	if (si->si_code == SI_TIMER &&
+	    si->si_value.sival_int == PAUSE_WINDOW_MAGIC) {
+		pause_window_edge(); /* pause.c: the CPU window's timer */
+		errno = saved;
+		return;
+	}
 	if (!is_our_timer(si)) {
 		foreign_sigprof();
 		errno = saved;
@@ -124,7 +130,8 @@ on_sigprof(int sig, siginfo_t *si, void *uc)
 	if (si->si_code == SI_TIMER && si->si_overrun > 0)
 		n += si->si_overrun < MAX_OVERRUN ? (uint64_t)si->si_overrun
 						  : MAX_OVERRUN;
-	n = threads_keep(n);
+	/* paused: dropped, and counted as such (pause.c) */
+	n = pause_now() ? pause_drop(n) : threads_keep(n);
 	for (uint64_t i = 0; i < n; i++)
 		count_one(sig, si, uc);
 	if (active.hdr != NULL && n > 0)
@@ -259,6 +266,7 @@ timer_stop(void)
 		return;
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
+	pause_window_stop(); /* it sends SIGPROF too */
 	threads_disarm_all();
 	REAL(setitimer)(ITIMER_PROF, &zero, NULL);
 	REAL(sigaction)(SIGPROF, &ign, NULL); /* drops a pending SIGPROF */

@@ -13,6 +13,8 @@
  *   threads_off  struct profrun_thread[PROFRUN_THREAD_SLOTS] (64-byte aligned)
  *   regions_off  struct profrun_region[PROFRUN_REGION_SLOTS]: the list of
  *                every region above, by kind
+ *   pause_off    struct profrun_pause, then u64[PROFRUN_THREAD_SLOTS]: CPU
+ *                time while paused (64-byte aligned; only in the list)
  *
  * exe_off and note_off are absolute file offsets into the string area (so 0
  * can mean "no note").  Files are created O_EXCL|O_NOFOLLOW, mode 0644,
@@ -34,6 +36,8 @@
 
 #define ALIGN_UP(x, a) (((x) + (a)-1) & ~(uint64_t)((a)-1))
 #define MEMBER_TRIES   10000
+#define WRITER_PAUSE_SIZE                                                      \
+	(sizeof(struct profrun_pause) + PROFRUN_THREAD_SLOTS * sizeof(uint64_t))
 
 /* Pure, async-signal-safe. */
 void
@@ -62,9 +66,12 @@ writer_layout(struct layout *l, size_t exe_len, uint64_t nbuckets,
 	l->regions_off =
 		l->threads_off +
 		PROFRUN_THREAD_SLOTS * (uint64_t)sizeof(struct profrun_thread);
-	l->file_size =
-		l->regions_off +
-		PROFRUN_REGION_SLOTS * (uint64_t)sizeof(struct profrun_region);
+	l->pause_off = ALIGN_UP(l->regions_off +
+					PROFRUN_REGION_SLOTS *
+						(uint64_t)sizeof(
+							struct profrun_region),
+				64);
+	l->file_size = l->pause_off + WRITER_PAUSE_SIZE;
 }
 
 /* The list of the regions of layout L into the member image BASE.
@@ -90,6 +97,7 @@ write_regions(void *base, const struct layout *l)
 		{PROFRUN_REGION_THREADS, 1, 0, l->threads_off,
 		 PROFRUN_THREAD_SLOTS *
 			 (uint64_t)sizeof(struct profrun_thread)},
+		{PROFRUN_REGION_PAUSE, 1, 0, l->pause_off, WRITER_PAUSE_SIZE},
 		{PROFRUN_REGION_DIRECTORY, 1, 0, l->regions_off, 0},
 	};
 	const size_t nr = sizeof(r) / sizeof(r[0]);
@@ -155,6 +163,8 @@ writer_init(void *base, const struct layout *l, const struct target *t,
 	h->vdso_size = l->vdso_size;
 	h->threads_off = l->threads_off;
 	h->thread_slots = PROFRUN_THREAD_SLOTS;
+	((struct profrun_pause *)((char *)base + l->pause_off))->thread_slots =
+		PROFRUN_THREAD_SLOTS;
 	write_regions(base, l);
 	memcpy((char *)base + l->exe_off, t->exe, strlen(t->exe) + 1);
 }

@@ -23,6 +23,7 @@
  *   header.threads_off       struct profrun_thread[thread_slots]
  *   header.regions_off       struct profrun_region[region_count]: the list
  *                            of all of the above, by kind
+ *   (region list)            struct profrun_pause, then u64[thread_slots]
  *
  * The last four were appended to version 1: a file that has none of them
  * (zero offsets and sizes, as in files of earlier writers) only counts its
@@ -106,6 +107,7 @@ enum profrun_region_kind {
 	PROFRUN_REGION_VDSO = 7,
 	PROFRUN_REGION_THREADS = 8,
 	PROFRUN_REGION_DIRECTORY = 9, /* the list itself */
+	PROFRUN_REGION_PAUSE = 10,    /* struct profrun_pause, then per thread */
 };
 
 #define PROFRUN_REGION_REQUIRED 1u  /* profrun_region.flags */
@@ -148,6 +150,34 @@ struct profrun_thread {
 	uint64_t cpu_live_ns;
 	char name[16];	  /* as the thread named itself (NUL-terminated) */
 	int64_t start_ns; /* CLOCK_REALTIME when it was first seen */
+};
+
+/* profrun_pause.flags */
+enum profrun_pause_flags {
+	PROFRUN_PAUSE_F_START_PAUSED = 1u << 0, /* the image started paused */
+	PROFRUN_PAUSE_F_TOGGLE = 1u << 1,	/* a toggle signal was set up */
+	PROFRUN_PAUSE_F_TOGGLE_OFF = 1u << 2,	/* ...and given back to the
+						 * program, which handles it */
+	PROFRUN_PAUSE_F_WINDOW = 1u << 3,	/* a CPU-time window was set */
+};
+
+/* Pausing (region PROFRUN_REGION_PAUSE, found only through its entry; a
+ * file without it was never paused).  While paused, no sample is counted
+ * and the CPU time used is added up here instead: for the process
+ * (paused_cpu_ns, its CPU clock) and for each thread record (the u64 at
+ * index i after this struct, its own CPU clock; thread_slots of them).
+ * A pause still open when the process ended is closed by the end. */
+struct profrun_pause {
+	uint32_t paused;	/* 1 while paused now */
+	uint32_t flags;		/* enum profrun_pause_flags */
+	uint64_t paused_cpu_ns; /* process CPU time while paused */
+	uint64_t mark_cpu_ns;	/* process CPU time when the open pause began */
+	uint64_t dropped;	/* timer expirations that came while paused */
+	uint32_t pauses;	/* times sampling was paused */
+	uint32_t resumes;	/* times it was resumed */
+	int32_t toggle_signal;	/* signal number, 0 = none */
+	uint32_t thread_slots;	/* u64 entries that follow */
+	uint64_t reserved[2];
 };
 
 /* One slot of the table of PCs outside the main executable's text. */
@@ -273,6 +303,7 @@ _Static_assert(sizeof(struct profrun_pc) == 16, "PC slot size");
 _Static_assert(sizeof(struct profrun_module) == 112, "module record size");
 _Static_assert(sizeof(struct profrun_thread) == 64, "thread record size");
 _Static_assert(sizeof(struct profrun_region) == 24, "region entry size");
+_Static_assert(sizeof(struct profrun_pause) == 64, "pause record size");
 
 /* Bucket i covers link-time [text_start + i*bucket_size,
  * text_start + (i+1)*bucket_size). */

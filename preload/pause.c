@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Pausing and resuming: one process-wide flag that the SIGPROF handler
+ * reads before it counts, and three ways to flip it:
+ *
+ *   the program    profrun_control() (<profrun/profrun.h> finds it)
+ *   a signal       PROFRUN_TOGGLE_SIGNAL, while the program leaves that
+ *                  signal at its default action; when the program sets an
+ *                  action of its own we give the signal back and say so
+ *   a CPU window   PROFRUN_DELAY / PROFRUN_DURATION, on the process's CPU
+ *                  clock (a POSIX timer sending SIGPROF with our value)
+ *
+ * A pause disarms every thread's timer (threads.c) and a resume re-arms
+ * them; the flag drops whatever expiration was already on its way.  The
+ * CPU time used while paused goes into the member's pause record: the
+ * process's (its CPU clock at each edge) and each thread's (threads.c).
+ * Transitions are serialized by a spin lock taken with every signal
+ * blocked, so a toggle signal or a window edge arriving in a thread that
+ * is inside one never waits for itself.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "profrun/profrun.h"
+#include "shim.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+static int paused;		  /* the flag: 1 = counting nothing */
+static int lock;		  /* serializes transitions */
+static struct profrun_pause *rec; /* the member's pause record, or NULL */
+
+static struct {
+	int sig;   /* 0 = none */
+	bool live; /* our handler is installed for it */
+} toggle;
+
+/* The CPU window: edges on the process's CPU clock, from the shim's start. */
+static struct {
+	uint64_t delay_ns, duration_ns;
+	int step;	    /* next edge: 0 resume at delay, 1 pause, 2 none */
+	int timer;	    /* kernel timer id, -1 = none */
+	uint64_t fork_left; /* ns to the next edge when the parent forked */
+} win = {.step = 2, .timer = -1};
+
+/* ---------------------------------------------------------------- the lock */
+/* Async-signal-safe. */
+void
+pause_lock(sigset_t *old)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	if (real_pthread_sigmask)
+		real_pthread_sigmask(SIG_BLOCK, &all, old);
+	while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+}
+
+/* Async-signal-safe. */
+void
+pause_unlock(const sigset_t *old)
+{
+	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+	if (real_pthread_sigmask)
+		real_pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+/* Async-signal-safe. */
+bool
+pause_now(void)
+{
+	return __atomic_load_n(&paused, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* Async-signal-safe. */
+uint64_t
+pause_drop(uint64_t n)
+{
+	if (rec != NULL)
+		__atomic_add_fetch(&rec->dropped, n, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- edges */
+/* Flip to PAUSE with the lock held.  Async-signal-safe. */
+static void
+flip_locked(bool pause)
+{
+	uint64_t now;
+
+	if (pause_now() == pause)
+		return;
+	now = writer_cpu_ns();
+	if (pause) {
+		__atomic_store_n(&paused, 1, __ATOMIC_RELEASE);
+		if (rec != NULL) {
+			rec->mark_cpu_ns = now;
+			rec->pauses++;
+			__atomic_store_n(&rec->paused, 1, __ATOMIC_RELEASE);
+		}
+		threads_pause(true);
+		return;
+	}
+	if (rec != NULL) {
+		if (now > rec->mark_cpu_ns)
+			rec->paused_cpu_ns += now - rec->mark_cpu_ns;
+		rec->resumes++;
+		__atomic_store_n(&rec->paused, 0, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&paused, 0, __ATOMIC_RELEASE); /* lets them re-arm */
+	threads_pause(false);
+}
+
+/* Async-signal-safe. */
+void
+pause_set(bool pause)
+{
+	sigset_t old;
+
+	pause_lock(&old);
+	if (shim_owns_profile())
+		flip_locked(pause);
+	pause_unlock(&old);
+}
+
+/* The program's entry point (<profrun/profrun.h>).  Async-signal-safe. */
+EXPORT int
+profrun_control(int op)
+{
+	int saved = errno;
+
+	if (op == PROFRUN_CONTROL_PAUSE || op == PROFRUN_CONTROL_RESUME)
+		pause_set(op == PROFRUN_CONTROL_PAUSE);
+	errno = saved;
+	return shim_owns_profile() ? pause_now() : -1;
+}
+
+/* ---------------------------------------------------------------- window */
+/* Arm the window timer to fire once after NS of process CPU time.
+ * Async-signal-safe (system calls only). */
+static void
+window_arm(uint64_t ns)
+{
+	struct sigevent ev;
+	struct itimerspec its;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.sigev_notify = SIGEV_SIGNAL;
+	ev.sigev_signo = SIGPROF;
+	ev.sigev_value.sival_int = PAUSE_WINDOW_MAGIC;
+	if (win.timer < 0 &&
+	    syscall(SYS_timer_create, CLOCK_PROCESS_CPUTIME_ID, &ev,
+		    &win.timer) < 0) {
+		win.timer = -1;
+		shim_warn("cannot arm the CPU-time window; it is ignored");
+		return;
+	}
+	memset(&its, 0, sizeof(its));
+	if (ns == 0)
+		ns = 1;
+	its.it_value.tv_sec = (time_t)(ns / 1000000000u);
+	its.it_value.tv_nsec = (long)(ns % 1000000000u);
+	syscall(SYS_timer_settime, win.timer, 0, &its, NULL);
+}
+
+/* Async-signal-safe. */
+void
+pause_window_stop(void)
+{
+	int id = __atomic_exchange_n(&win.timer, -1, __ATOMIC_ACQ_REL);
+
+	if (id >= 0)
+		syscall(SYS_timer_delete, id);
+}
+
+/* In the SIGPROF handler: the window timer fired.  Async-signal-safe. */
+void
+pause_window_edge(void)
+{
+	if (win.step == 0) {
+		win.step = win.duration_ns ? 1 : 2;
+		pause_set(false);
+		if (win.step == 1)
+			window_arm(win.duration_ns);
+	} else if (win.step == 1) {
+		win.step = 2;
+		pause_set(true);
+	}
+	if (win.step == 2)
+		pause_window_stop();
+}
+
+/* Async-signal-safe. */
+void
+pause_fork_prepare(void)
+{
+	struct itimerspec its;
+
+	win.fork_left = 0;
+	if (win.timer >= 0 &&
+	    syscall(SYS_timer_gettime, win.timer, &its) == 0)
+		win.fork_left = (uint64_t)its.it_value.tv_sec * 1000000000u +
+				(uint64_t)its.it_value.tv_nsec;
+}
+
+/* ---------------------------------------------------------------- toggle */
+/* Our handler of the toggle signal.  Async-signal-safe. */
+static void
+on_toggle(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+
+	(void)sig;
+	(void)si;
+	(void)uc;
+	pause_set(!pause_now());
+	errno = saved;
+}
+
+/* Install on_toggle for the toggle signal if the program has it at its
+ * default action.  Async-signal-safe. */
+static void
+toggle_install(void)
+{
+	struct sigaction cur, ours;
+
+	if (toggle.sig == 0 || toggle.live ||
+	    REAL(sigaction)(toggle.sig, NULL, &cur) < 0)
+		return;
+	if ((cur.sa_flags & SA_SIGINFO) || cur.sa_handler != SIG_DFL) {
+		shim_warn(
+			"the toggle signal is not at its default action in this program; toggling by signal is off");
+		if (rec != NULL)
+			rec->flags |= PROFRUN_PAUSE_F_TOGGLE_OFF;
+		return;
+	}
+	memset(&ours, 0, sizeof(ours));
+	ours.sa_sigaction = on_toggle;
+	ours.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigfillset(&ours.sa_mask);
+	if (real_sigaction(toggle.sig, &ours, NULL) == 0)
+		toggle.live = true;
+}
+
+/* Async-signal-safe. */
+bool
+pause_is_toggle(int sig)
+{
+	return toggle.live && sig == toggle.sig;
+}
+
+/* The program sets an action of its own for the toggle signal: it is the
+ * program's from now on.  Async-signal-safe. */
+static void
+toggle_give_back(void)
+{
+	struct sigaction dfl;
+
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	toggle.live = false;
+	real_sigaction(toggle.sig, &dfl, NULL);
+	if (rec != NULL)
+		rec->flags |= PROFRUN_PAUSE_F_TOGGLE_OFF;
+	shim_warn(
+		"the program handles the toggle signal itself; toggling by signal is off");
+}
+
+/* Async-signal-safe as sigaction is. */
+int
+pause_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	struct sigaction view;
+	int r;
+
+	memset(&view, 0, sizeof(view));
+	view.sa_handler = SIG_DFL;
+	if (act == NULL ||
+	    (!(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_DFL)) {
+		if (old != NULL)
+			*old = view;
+		return 0;
+	}
+	toggle_give_back();
+	r = real_sigaction(sig, act, old);
+	if (r == 0 && old != NULL)
+		*old = view;
+	return r;
+}
+
+/* signal(), bsd_signal(), ssignal() and sigset() for the toggle signal:
+ * REAL_FN is the next definition of the one called.  Async-signal-safe
+ * as they are. */
+shim_handler_fn
+pause_signal(shim_handler_fn (*real_fn)(int, shim_handler_fn), int sig,
+	     shim_handler_fn handler)
+{
+	struct sigaction ours = {.sa_sigaction = on_toggle};
+	shim_handler_fn r;
+
+	if (handler == SIG_DFL)
+		return SIG_DFL;
+	if (handler != SIG_HOLD)
+		toggle_give_back();
+	if (real_fn == NULL)
+		return SIG_ERR;
+	r = real_fn(sig, handler);
+	return r == ours.sa_handler ? SIG_DFL : r; /* the same union */
+}
+
+/* ---------------------------------------------------------------- setup */
+/* Not async-signal-safe (called once, from the constructor). */
+void
+pause_configure(bool start_paused, int sig, uint64_t delay_ns,
+		uint64_t duration_ns)
+{
+	toggle.sig = sig;
+	win.delay_ns = delay_ns;
+	win.duration_ns = duration_ns;
+	win.step = delay_ns ? 0 : duration_ns ? 1 : 2;
+	/* before any timer is armed: nothing is counted until a resume */
+	paused = start_paused || delay_ns;
+}
+
+/* Async-signal-safe. */
+void
+pause_attach(struct profrun_header *h, struct profrun_pause *r, bool forked)
+{
+	rec = r;
+	if (rec != NULL) {
+		rec->toggle_signal = toggle.sig;
+		if (toggle.sig)
+			rec->flags |= PROFRUN_PAUSE_F_TOGGLE;
+		if (win.delay_ns || win.duration_ns)
+			rec->flags |= PROFRUN_PAUSE_F_WINDOW;
+		if (paused) {
+			rec->mark_cpu_ns = h->cpu_start_ns;
+			rec->pauses = 1;
+			rec->paused = 1;
+			if (!forked)
+				rec->flags |= PROFRUN_PAUSE_F_START_PAUSED;
+		}
+	}
+	if (!forked) {
+		toggle_install();
+		if (win.step < 2)
+			window_arm(win.step == 0 ? win.delay_ns
+						 : win.duration_ns);
+	} else if (win.step < 2 && win.fork_left > 0) {
+		window_arm(win.fork_left);
+	}
+}
+
+/* Async-signal-safe. */
+void
+pause_fork_child(void)
+{
+	lock = 0; /* a thread of the parent may have held it */
+	win.timer = -1; /* POSIX timers are not inherited */
+	rec = NULL;
+}
+
+/* At the end of the image (exit or exec): close the pause still open, so
+ * that the record adds up to the end.  Async-signal-safe. */
+void
+pause_finish(void)
+{
+	sigset_t old;
+	uint64_t now;
+
+	pause_lock(&old);
+	if (rec != NULL && pause_now()) {
+		now = writer_cpu_ns();
+		if (now > rec->mark_cpu_ns)
+			rec->paused_cpu_ns += now - rec->mark_cpu_ns;
+		rec->mark_cpu_ns = now;
+	}
+	pause_unlock(&old);
+}
