@@ -134,6 +134,44 @@ json_cpu(json_object *o, const struct profile *p)
 		cpu >= 0 && p->has_threads
 			? json_fixed(profile_unsampled_seconds(p), 3)
 			: NULL);
+	json_object_object_add(
+		o, "cpu_profiled_seconds",
+		cpu >= 0 ? json_fixed(cpu - profile_paused_seconds(p), 3)
+			 : NULL);
+	json_object_object_add(o, "cpu_paused_seconds",
+			       json_fixed(profile_paused_seconds(p), 3));
+}
+
+/* How P was paused: null when the file has no pause record. */
+static json_object *
+json_pause(const struct profile *p)
+{
+	const struct profrun_pause *z = &p->pause;
+	json_object *o;
+
+	if (!p->has_pause)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(
+		o, "start_paused",
+		json_object_new_boolean(z->flags &
+					PROFRUN_PAUSE_F_START_PAUSED));
+	json_object_object_add(o, "paused_at_end",
+			       json_object_new_boolean(z->paused != 0));
+	json_add_u64(o, "pauses", z->pauses);
+	json_add_u64(o, "resumes", z->resumes);
+	json_add_u64(o, "dropped", z->dropped);
+	json_object_object_add(o, "toggle_signal",
+			       z->toggle_signal > 0
+				       ? json_object_new_int(z->toggle_signal)
+				       : NULL);
+	json_object_object_add(
+		o, "toggle_given_back",
+		json_object_new_boolean(z->flags & PROFRUN_PAUSE_F_TOGGLE_OFF));
+	json_object_object_add(
+		o, "cpu_window",
+		json_object_new_boolean(z->flags & PROFRUN_PAUSE_F_WINDOW));
+	return o;
 }
 
 /* The threads of P, in the order they started; the ones that found no
@@ -154,6 +192,9 @@ json_threads(const struct profile *p)
 		json_add_u64(t, "samples", th->samples);
 		json_object_object_add(t, "cpu_seconds",
 				       json_fixed((double)th->cpu_ns / 1e9, 3));
+		json_object_object_add(
+			t, "paused_cpu_seconds",
+			json_fixed((double)th->paused_ns / 1e9, 3));
 		json_object_object_add(
 			t, "main",
 			json_object_new_boolean(th->flags &
@@ -184,6 +225,7 @@ json_process(const struct report *r, const struct proc *pr)
 	json_object_object_add(o, "stopped_early",
 			       json_string_or_null(report_stop_why(p)));
 	json_cpu(o, p);
+	json_object_object_add(o, "pause", json_pause(p));
 	if (p->has_threads)
 		json_object_object_add(o, "threads", json_threads(p));
 	if (r->opts->by_process)
@@ -279,6 +321,12 @@ json_report(const struct report *r)
 			       r->threaded && r->cpu_seconds >= 0
 				       ? json_fixed(r->cpu_unsampled, 3)
 				       : NULL);
+	json_object_object_add(
+		o, "cpu_profiled_seconds",
+		r->cpu_seconds >= 0 ? json_fixed(r->cpu_seconds - r->cpu_paused, 3)
+				    : NULL);
+	json_object_object_add(o, "cpu_paused_seconds",
+			       json_fixed(r->cpu_paused, 3));
 	json_object_object_add(o, "complete",
 			       json_object_new_boolean(r->complete));
 	for (i = 0; i < r->nprocs; i++)

@@ -147,8 +147,9 @@ print_rate_line(FILE *out, const struct report *r)
 	if (!r->rate_measured) {
 		fprintf(out,
 			"rate: %s; seconds assume the armed %.1f Hz (requested %.0f Hz%s)\n",
-			r->cut_short ? "CPU time unknown (cut short)"
-				     : "not measured (profiling stopped early)",
+			r->cut_short	    ? "CPU time unknown (cut short)"
+			: r->stopped == 0 ? "not measured (paused throughout)"
+					  : "not measured (profiling stopped early)",
 			r->armed_hz, r->requested_hz, clip);
 		return;
 	}
@@ -165,6 +166,10 @@ print_rate_line(FILE *out, const struct report *r)
 			" (+%.2f s before profiling began: loading, relocation, constructors)",
 			r->cpu_startup);
 	fprintf(out, "\n");
+	if (r->paused_any)
+		fprintf(out,
+			"  paused: %.2f s profiled, %.2f s paused (the rate and the seconds below are over the profiled CPU time only)\n",
+			r->cpu_known - r->cpu_paused, r->cpu_paused);
 }
 
 /* CPU time no timer of ours covered, when it is more than clock noise. */
@@ -375,9 +380,15 @@ print_no_samples(FILE *out, const struct report *r, const struct proc *pr)
 		pr ? profile_unsampled_seconds(pr->p) : r->cpu_unsampled;
 	double interval = r->armed_hz > 0 ? 1.0 / r->armed_hz : 0;
 
+	double paused = pr ? profile_paused_seconds(pr->p) : r->cpu_paused;
+
 	if (cpu < 0)
 		fprintf(out,
 			"no samples were recorded (CPU time unknown: cut short)\n");
+	else if (paused > 0 && cpu - paused <= interval)
+		fprintf(out,
+			"no samples were recorded: sampling was paused for %.2f s of the %.2f s of CPU time\n",
+			paused, cpu);
 	else if (unsampled > interval && unsampled >= 0.5 * cpu)
 		fprintf(out,
 			"no samples were recorded: %.2f s of CPU time ran where no timer of ours was\n",

@@ -119,13 +119,19 @@ symbolize_each(struct report *r, struct symbolizer *sz)
 }
 
 /* CPU seconds of P that samples stand for: its sampled threads' own CPU
- * clocks when it has thread records, else the process's CPU time. */
+ * clocks when it has thread records, else the process's CPU time; less
+ * the CPU time used while sampling was paused. */
 static double
 sampled_cpu(const struct profile *p, double cpu)
 {
+	double s;
+
 	if (!p->has_threads)
-		return cpu;
-	return cpu - profile_unsampled_seconds(p);
+		s = cpu - profile_paused_seconds(p);
+	else
+		s = cpu - profile_unsampled_seconds(p) -
+		    (double)p->thread_paused_ns / 1e9;
+	return s > 0 ? s : 0;
 }
 
 /* The highest rate the timer could deliver: the armed rate, or the
@@ -162,6 +168,9 @@ compute_rate(struct report *r)
 			continue;
 		}
 		r->cpu_known += c;
+		r->cpu_paused += profile_paused_seconds(p);
+		r->paused_any = r->paused_any || p->pause.pauses > 0 ||
+				p->pause.flags != 0;
 		r->cpu_unsampled += profile_unsampled_seconds(p);
 		r->threaded = r->threaded || p->has_threads;
 		if (r->cpu_seconds >= 0)

@@ -65,6 +65,9 @@ struct report {
 	double cpu_startup;   /* CPU used before profiling began (loader,
 			       * constructors), all processes */
 	double cpu_unsampled; /* of cpu_known, covered by no timer of ours */
+	double cpu_paused;    /* of cpu_known, used while sampling was paused;
+			       * the rest was profiled */
+	bool paused_any;      /* some process was paused, or set up to be */
 	bool threaded;	      /* some process has thread records */
 	double rate_cpu;      /* of those, profiled to the end */
 	size_t cut_short;     /* processes without known CPU time */

@@ -69,6 +69,7 @@ profile_parse_threads(const uint8_t *buf, struct profile *p, char *err,
 		if (!read_record(&s, &p->threads[n]))
 			return profile_fail(err, errlen,
 					    "thread record %u is bad", i);
+		p->threads[n].slot = i;
 		p->thread_cpu_ns += p->threads[n].cpu_ns;
 		p->thread_samples += p->threads[n].samples;
 		n++;

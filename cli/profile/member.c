@@ -329,7 +329,8 @@ profile_parse(const void *data, size_t size, struct profile *p, char *err,
 		goto fail;
 	}
 	if (profile_parse_outside(buf, p, err, errlen) ||
-	    profile_parse_threads(buf, p, err, errlen))
+	    profile_parse_threads(buf, p, err, errlen) ||
+	    profile_parse_pause(buf, p, err, errlen))
 		goto fail;
 	return 0;
 fail:

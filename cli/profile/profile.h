@@ -49,6 +49,8 @@ struct profile_thread {
 	uint64_t samples;
 	uint64_t cpu_ns;       /* CPU time while sampled */
 	uint64_t cpu_start_ns; /* its CPU clock when its timer was armed */
+	uint64_t paused_ns;    /* of cpu_ns, while sampling was paused */
+	uint32_t slot;	       /* index of its record in the file */
 	char name[16];	       /* printable */
 };
 
@@ -84,6 +86,11 @@ struct profile {
 	size_t nthreads;
 	uint64_t thread_cpu_ns;	 /* their CPU time while sampled */
 	uint64_t thread_samples; /* their samples */
+
+	/* pausing (all zero in files of processes never paused) */
+	bool has_pause;
+	struct profrun_pause pause; /* validated copy */
+	uint64_t thread_paused_ns;  /* of thread_cpu_ns, while paused */
 };
 
 /* Parse a complete member image BUF of SIZE bytes into OUT.  Returns 0, or
@@ -133,6 +140,16 @@ int profile_check_region_list(const uint8_t *buf,
  * Returns 0, or -1 with a reason in ERR. */
 int profile_parse_threads(const uint8_t *buf, struct profile *p, char *err,
 			  size_t errlen);
+
+/* Read the pause record of the validated member image BUF into P (after
+ * its threads).  Returns 0, or -1 with a reason in ERR.
+ * (member-pause.c) */
+int profile_parse_pause(const uint8_t *buf, struct profile *p, char *err,
+			size_t errlen);
+
+/* Of profile_cpu_seconds(P), the CPU seconds used while sampling was
+ * paused (0 for a process never paused). */
+double profile_paused_seconds(const struct profile *p);
 
 /* CPU seconds of P's that no timer of ours covered (threads not started
  * by pthread_create, or whose timer could not be made); 0 when not
