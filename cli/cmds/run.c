@@ -23,6 +23,7 @@
 #include "cmds.h"
 #include "options.h"
 #include "program.h"
+#include "run-pause.h"
 #include "run.h"
 
 #define FREQ_MAX 100000L
@@ -32,6 +33,7 @@ struct run_opts {
 	bool quiet;
 	long freq; /* 0 = the shim's default */
 	struct report_opts report;
+	struct pause_opts pause;
 };
 
 static const char run_usage[] =
@@ -54,6 +56,7 @@ static const char run_usage[] =
 	"                      often 250 Hz, caps what is achieved)\n"
 	"      --top N         print at most N functions\n"
 	"      --format FMT    report format: text (default) or json\n"
+	PAUSE_OPTIONS_HELP
 	"  -h, --help          show this help\n"
 	"  -V, --version       show the version\n"
 	"\n"
@@ -70,7 +73,11 @@ static const char run_usage[] =
 	"  1   if profrun itself failed before starting PROGRAM;\n"
 	"  64  on a bad command line.\n"
 	"\n"
-	"Environment: PROFRUN_SHIM overrides the shim's location.\n";
+	"Environment: PROFRUN_SHIM overrides the shim's location.\n"
+	"\n"
+	"A program can pause and resume sampling itself, with no library to link:\n"
+	"#include <profrun/profrun.h> and call profrun_pause() and profrun_resume().\n"
+	"The report says how much CPU time was profiled and how much paused.\n";
 
 /* Without -F, a PROFRUN_FREQ inherited from the environment reaches every
  * process of the run: refuse a bad one now rather than have each process
@@ -123,6 +130,11 @@ run_option(int c, struct run_opts *o)
 	case 'V':
 		printf("profrun %s\n", PROFRUN_VERSION_STRING);
 		return EXIT_OK;
+	case OPT_START_PAUSED:
+	case OPT_TOGGLE_SIGNAL:
+	case OPT_DELAY:
+	case OPT_DURATION:
+		return pause_option(c, optarg, &o->pause);
 	default:
 		fputs("Try 'profrun --help'.\n", stderr);
 		return EXIT_USAGE;
@@ -141,6 +153,7 @@ parse_run_opts(int argc, char **argv, struct run_opts *o)
 		{"format", required_argument, NULL, 'f'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
+		PAUSE_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
 	int c, ret = -1;
@@ -154,6 +167,8 @@ parse_run_opts(int argc, char **argv, struct run_opts *o)
 		cli_error("no program to run (try 'profrun --help')");
 		return EXIT_USAGE;
 	}
+	if (pause_check(&o->pause) != 0)
+		return EXIT_USAGE;
 	return check_inherited_freq(o) == EXIT_OK ? -1 : EXIT_USAGE;
 }
 
@@ -329,9 +344,10 @@ unsigned cli_filled_std_fds;
 /* The program being waited for; 0 before it starts. */
 static volatile pid_t child_pid;
 
-/* Signals a supervisor sends to stop or poke a job. */
-static const int forwarded[] = {SIGTERM, SIGHUP,  SIGINT,
-				SIGQUIT, SIGUSR1, SIGUSR2};
+/* Signals a supervisor sends to stop or poke a job; the last slot is the
+ * toggle signal's (--toggle-signal), 0 when none. */
+static int forwarded[] = {SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2,
+			  0};
 
 /* A forwarded signal sent to profrun goes to the program, which decides;
  * profrun waits for it, reports and exits with its status.  ^C and ^\
@@ -361,7 +377,8 @@ set_forwarding(bool on)
 	sa.sa_sigaction = forward;
 	sigfillset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++) {
-		if (sigaction(forwarded[i], NULL, &old) != 0 ||
+		if (forwarded[i] == 0 ||
+		    sigaction(forwarded[i], NULL, &old) != 0 ||
 		    old.sa_handler == SIG_IGN)
 			continue;
 		if (on) {
@@ -451,7 +468,8 @@ run_unprofiled(const char *prog, char **argv)
 int
 cmd_run(int argc, char **argv)
 {
-	struct run_opts o = {.report = {.format = "text"}};
+	struct run_opts o = {.report = {.format = "text"},
+			     .pause = PAUSE_OPTS_INIT};
 	char prog[PATH_MAX], shim[PATH_MAX], outdir[PATH_MAX],
 		defout[NAME_MAX + 1];
 	int ret, status;
@@ -477,8 +495,11 @@ cmd_run(int argc, char **argv)
 		o.output = defout;
 	}
 	if (prepare_output(o.output, outdir, sizeof(outdir)) != 0 ||
-	    setup_child_environ(shim, outdir, o.freq) != 0)
+	    setup_child_environ(shim, outdir, o.freq) != 0 ||
+	    pause_environ(&o.pause) != 0)
 		return EXIT_FAIL;
+	forwarded[sizeof(forwarded) / sizeof(forwarded[0]) - 1] =
+		o.pause.toggle_sig;
 	if (spawn(prog, argv, &status) != 0)
 		return status;
 	if (!o.quiet) {

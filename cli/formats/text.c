@@ -148,7 +148,8 @@ print_rate_line(FILE *out, const struct report *r)
 		fprintf(out,
 			"rate: %s; seconds assume the armed %.1f Hz (requested %.0f Hz%s)\n",
 			r->cut_short	    ? "CPU time unknown (cut short)"
-			: r->stopped == 0 ? "not measured (paused throughout)"
+			: r->stopped == 0 && r->paused_any
+				? "not measured (paused throughout)"
 					  : "not measured (profiling stopped early)",
 			r->armed_hz, r->requested_hz, clip);
 		return;
