@@ -52,7 +52,7 @@ expected_image(uint8_t *e)
 	put(e, 8, 1, 2);	    /* version */
 	put(e, 10, 1, 2);	    /* min_version */
 	put(e, 12, 512, 4);	    /* header_size */
-	put(e, 16, 489664, 8);	    /* file_size */
+	put(e, 16, 497920, 8);	    /* file_size */
 	put(e, 24, 512, 8);	    /* strings_off */
 	put(e, 32, 280, 4);	    /* strings_size: 17 + 256, 8-aligned */
 	put(e, 36, 4096, 4);	    /* wrap_slots */
@@ -88,26 +88,30 @@ expected_image(uint8_t *e)
 	put(e, 360, 423744, 8);		    /* threads_off: after the vdso */
 	put(e, 368, 1024, 4);		    /* thread_slots */
 	put(e, 384, 489280, 8);		    /* regions_off: after the threads */
-	put(e, 392, 9, 4);		    /* region_count */
-	for (unsigned i = 0; i < 9; i++) {  /* kind, version 1, off, size */
-		static const uint64_t reg[9][2] = {
-			{512, 280},	 {832, 65536},	  {66368, 1024},
-			{67392, 262144}, {329536, 57344}, {386880, 32768},
-			{419648, 4096},	 {423744, 65536}, {489280, 9 * 24},
+	put(e, 392, 10, 4);		    /* region_count */
+	for (unsigned i = 0; i < 10; i++) { /* kind, version 1, off, size */
+		static const uint64_t reg[10][3] = {
+			{1, 512, 280},	     {2, 832, 65536},
+			{3, 66368, 1024},    {4, 67392, 262144},
+			{5, 329536, 57344},  {6, 386880, 32768},
+			{7, 419648, 4096},   {8, 423744, 65536},
+			{10, 489664, 8256},  {9, 489280, 10 * 24},
 		};
 
-		put(e, 489280 + 24 * i, i + 1, 4);
+		put(e, 489280 + 24 * i, reg[i][0], 4);
 		put(e, 489280 + 24 * i + 4, 1, 2);
-		put(e, 489280 + 24 * i + 8, reg[i][0], 8);
-		put(e, 489280 + 24 * i + 16, reg[i][1], 8);
+		put(e, 489280 + 24 * i + 8, reg[i][1], 8);
+		put(e, 489280 + 24 * i + 16, reg[i][2], 8);
 	}
+	/* the pause record after the list: its thread_slots, the rest zero */
+	put(e, 489664 + 44, 1024, 4);
 	memcpy(e + 512, exe, sizeof(exe));
 }
 
 static void
 layout_and_header_are_byte_exact(void)
 {
-	static uint8_t img[489664], want[489664];
+	static uint8_t img[497920], want[497920];
 	struct target t;
 	struct proc_info p;
 	struct layout l;
@@ -120,7 +124,8 @@ layout_and_header_are_byte_exact(void)
 	CHECK_EQ(l.file_size, sizeof(img));
 	CHECK_EQ(l.vdso_off + l.vdso_size, l.threads_off);
 	CHECK_EQ(l.threads_off + 1024 * 64, l.regions_off);
-	CHECK_EQ(l.regions_off + 16 * 24, sizeof(img));
+	CHECK_EQ(l.regions_off + 16 * 24, l.pause_off);
+	CHECK_EQ(l.pause_off + 64 + 1024 * 8, sizeof(img));
 	writer_init(img, &l, &t, &p);
 	expected_image(want);
 	for (size_t i = 0; i < sizeof(img); i++)
