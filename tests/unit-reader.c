@@ -686,6 +686,54 @@ test_region_list(void)
 	      "a region past the end of the file is refused");
 }
 
+/* The valid member with a list of one entry: a pause record of VERSION
+ * and SIZE bytes, its thread_slots SLOTS, after the list.  Fills P (to be
+ * freed) and returns what the reader says. */
+static int
+parse_with_pause(uint16_t version, uint64_t size, uint32_t slots,
+		 struct profile *p, char *err, size_t errlen)
+{
+	static struct image im;
+	struct profrun_pause z = {.paused_cpu_ns = 250000000, .pauses = 1,
+				  .thread_slots = slots};
+	struct profrun_region r = {PROFRUN_REGION_PAUSE, version, 0,
+				   FILE_SIZE + sizeof(r), size};
+
+	make_valid(&im);
+	memcpy(im.buf + FILE_SIZE, &r, sizeof(r));
+	memcpy(im.buf + FILE_SIZE + sizeof(r), &z, sizeof(z));
+	im.size = FILE_SIZE + sizeof(r) + sizeof(z);
+	hdr(&im)->file_size = im.size;
+	hdr(&im)->regions_off = FILE_SIZE;
+	hdr(&im)->region_count = 1;
+	return profile_parse(im.buf, im.size, p, err, errlen);
+}
+
+static void
+test_pause_record(void)
+{
+	char err[256] = "";
+	struct profile p;
+
+	check(parse_with_pause(1, sizeof(struct profrun_pause), 0, &p, err,
+			       sizeof(err)) == 0 &&
+		      p.has_pause && p.pause.paused_cpu_ns == 250000000,
+	      "a pause record is read through the region list");
+	profile_fini(&p);
+	check(parse_with_pause(2, sizeof(struct profrun_pause), 0, &p, err,
+			       sizeof(err)) == 0 &&
+		      !p.has_pause,
+	      "a pause record of a newer layout is skipped");
+	profile_fini(&p);
+	check(parse_with_pause(1, 16, 0, &p, err, sizeof(err)) < 0 &&
+		      strstr(err, "too small"),
+	      "a truncated pause record is refused");
+	check(parse_with_pause(1, sizeof(struct profrun_pause), 7, &p, err,
+			       sizeof(err)) < 0 &&
+		      strstr(err, "thread records"),
+	      "a pause record for other thread records is refused");
+}
+
 int
 main(void)
 {
@@ -697,6 +745,7 @@ main(void)
 	test_valid();
 	test_damages();
 	test_region_list();
+	test_pause_record();
 	test_files();
 	test_runs();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
