@@ -59,6 +59,7 @@ image_header(struct member *mb, const struct image *im,
 		    (!all && !profile_same_binary(im->ref, p[i])))
 			continue;
 		header_add(&mb->hdr, p[i]);
+		mb->paused_ns += p[i]->has_pause ? p[i]->pause.paused_cpu_ns : 0;
 		if (!mb->note && p[i]->note)
 			mb->note = p[i]->note;
 	}
@@ -107,6 +108,7 @@ write_image(const char *dir, const struct image *im,
 		return -1;
 	}
 	mb.hdr = im->ref->hdr;
+	mb.paused_ns = im->ref->has_pause ? im->ref->pause.paused_cpu_ns : 0;
 	image_header(&mb, im, same, nsame, false);
 	if (is_ref)
 		image_header(&mb, im, foreign, nforeign, true);

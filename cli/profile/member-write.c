@@ -6,7 +6,9 @@
  * twice the number of buckets above 65535; then, when the member says
  * where its samples outside the main executable fell, a PC table (slots
  * found as the shim finds them, any probe length), the module records,
- * their paths and the vdso image.
+ * their paths and the vdso image; and, when some of its CPU time was
+ * paused, a pause record with no per-thread part, listed in a region list
+ * of that one entry (the fixed fields say where everything else is).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -125,6 +127,26 @@ layout(struct member *m)
 	clear_outside(h);
 	if (m->outside)
 		layout_outside(h, m->outside);
+	if (m->paused_ns) {
+		h->regions_off = ALIGN(h->file_size, 64);
+		h->region_count = 1;
+		h->file_size = h->regions_off + sizeof(struct profrun_region) +
+			       sizeof(struct profrun_pause);
+	}
+}
+
+/* The pause record after its one-entry region list. */
+static void
+fill_pause(uint8_t *buf, const struct member *m)
+{
+	const struct profrun_header *h = &m->hdr;
+	struct profrun_region r = {PROFRUN_REGION_PAUSE, 1, 0,
+				   h->regions_off + sizeof(r),
+				   sizeof(struct profrun_pause)};
+	struct profrun_pause z = {.paused_cpu_ns = m->paused_ns, .pauses = 1};
+
+	memcpy(buf + h->regions_off, &r, sizeof(r));
+	memcpy(buf + r.off, &z, sizeof(z));
 }
 
 /* Put the PCs of O in their slots (found as the shim finds them); what
@@ -201,6 +223,8 @@ fill(uint8_t *buf, struct member *m)
 		fill_pcs(buf, &m->hdr, m->outside);
 		fill_modules(buf, h, m->outside);
 	}
+	if (m->paused_ns)
+		fill_pause(buf, m);
 	memcpy(buf, h, sizeof(*h));
 	strcpy((char *)buf + h->exe_off, m->exe);
 	if (m->note)

@@ -36,6 +36,8 @@ struct member {
 	const struct profile_sample *samples; /* sorted, inside the text */
 	size_t n;
 	const struct member_outside *outside; /* NULL: a count only */
+	uint64_t paused_ns; /* CPU time while sampling was paused: kept in a
+			     * pause record (through a region list) */
 };
 
 /* Write M to the new file PATH (never replacing one).  Counts above 65535
