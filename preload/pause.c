@@ -155,9 +155,8 @@ window_arm(uint64_t ns)
 	ev.sigev_notify = SIGEV_SIGNAL;
 	ev.sigev_signo = SIGPROF;
 	ev.sigev_value.sival_int = PAUSE_WINDOW_MAGIC;
-	if (win.timer < 0 &&
-	    syscall(SYS_timer_create, CLOCK_PROCESS_CPUTIME_ID, &ev,
-		    &win.timer) < 0) {
+	if (win.timer < 0 && syscall(SYS_timer_create, CLOCK_PROCESS_CPUTIME_ID,
+				     &ev, &win.timer) < 0) {
 		win.timer = -1;
 		shim_warn("cannot arm the CPU-time window; it is ignored");
 		return;
@@ -204,8 +203,7 @@ pause_fork_prepare(void)
 	struct itimerspec its;
 
 	win.fork_left = 0;
-	if (win.timer >= 0 &&
-	    syscall(SYS_timer_gettime, win.timer, &its) == 0)
+	if (win.timer >= 0 && syscall(SYS_timer_gettime, win.timer, &its) == 0)
 		win.fork_left = (uint64_t)its.it_value.tv_sec * 1000000000u +
 				(uint64_t)its.it_value.tv_nsec;
 }
@@ -362,7 +360,7 @@ pause_attach(struct profrun_header *h, struct profrun_pause *r, bool forked)
 void
 pause_fork_child(void)
 {
-	lock = 0; /* a thread of the parent may have held it */
+	lock = 0;	/* a thread of the parent may have held it */
 	win.timer = -1; /* POSIX timers are not inherited */
 	rec = NULL;
 }

@@ -31,8 +31,8 @@ static struct {
 	const char *output; /* run directory */
 	uint32_t freq;	    /* Hz */
 	bool quiet;
-	bool start_paused;	       /* PROFRUN_START=paused */
-	int toggle_sig;		       /* 0 = none */
+	bool start_paused;		/* PROFRUN_START=paused */
+	int toggle_sig;			/* 0 = none */
 	uint64_t delay_ns, duration_ns; /* the CPU window, 0 = none */
 } cfg = {.freq = SHIM_DEFAULT_FREQ};
 
@@ -199,7 +199,8 @@ apply_pause_setting(const struct setting *s, const char *value)
 
 	switch (s->kind) {
 	case SET_START:
-		if (strcmp(value, "paused") == 0 || strcmp(value, "running") == 0)
+		if (strcmp(value, "paused") == 0 ||
+		    strcmp(value, "running") == 0)
 			*(bool *)s->dst = value[0] == 'p';
 		else
 			shim_warn(
@@ -390,9 +391,10 @@ profile_open(pid_t pid, pid_t ppid, const struct profrun_header *from)
 	 * start-up: profiling begins now */
 	g.hdr->cpu_start_ns = writer_cpu_ns();
 	g.state = SHIM_ON;
-	pause_attach(g.hdr,
-		     (struct profrun_pause *)((char *)base + g.layout.pause_off),
-		     from != NULL);
+	pause_attach(
+		g.hdr,
+		(struct profrun_pause *)((char *)base + g.layout.pause_off),
+		from != NULL);
 	return 0;
 }
 

@@ -50,7 +50,7 @@ static unsigned reg_high;    /* entries ever used (scan bound) */
 static struct profrun_header *hdr;
 static struct profrun_thread *recs; /* hdr's records, or NULL */
 static uint64_t interval_ns;	    /* 0 while not sampling */
-static uint64_t armed_ns; /* the interval to re-arm at a resume, 0 = none */
+static uint64_t armed_ns;    /* the interval to re-arm at a resume, 0 = none */
 static uint64_t *rec_paused; /* per record: CPU while paused, or NULL */
 
 static uint32_t keep_share; /* of each expiration, out of 2^32; 0 = all */

@@ -66,11 +66,11 @@ writer_layout(struct layout *l, size_t exe_len, uint64_t nbuckets,
 	l->regions_off =
 		l->threads_off +
 		PROFRUN_THREAD_SLOTS * (uint64_t)sizeof(struct profrun_thread);
-	l->pause_off = ALIGN_UP(l->regions_off +
-					PROFRUN_REGION_SLOTS *
-						(uint64_t)sizeof(
-							struct profrun_region),
-				64);
+	l->pause_off = ALIGN_UP(
+		l->regions_off +
+			PROFRUN_REGION_SLOTS *
+				(uint64_t)sizeof(struct profrun_region),
+		64);
 	l->file_size = l->pause_off + WRITER_PAUSE_SIZE;
 }
 

@@ -694,8 +694,8 @@ parse_with_pause(uint16_t version, uint64_t size, uint32_t slots,
 		 struct profile *p, char *err, size_t errlen)
 {
 	static struct image im;
-	struct profrun_pause z = {.paused_cpu_ns = 250000000, .pauses = 1,
-				  .thread_slots = slots};
+	struct profrun_pause z = {
+		.paused_cpu_ns = 250000000, .pauses = 1, .thread_slots = slots};
 	struct profrun_region r = {PROFRUN_REGION_PAUSE, version, 0,
 				   FILE_SIZE + sizeof(r), size};
 

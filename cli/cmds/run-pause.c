@@ -18,7 +18,7 @@ static const struct {
 	const char *name;
 	int sig;
 } toggle_names[] = {
-	{"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"HUP", SIGHUP},
+	{"USR1", SIGUSR1},   {"USR2", SIGUSR2}, {"HUP", SIGHUP},
 	{"WINCH", SIGWINCH}, {"URG", SIGURG},
 };
 

@@ -11,12 +11,15 @@
 
 struct pause_opts {
 	bool start_paused;
-	int toggle_sig;	     /* 0 = none */
-	double delay;	     /* CPU seconds, < 0 = none */
-	double duration;     /* CPU seconds, < 0 = none */
+	int toggle_sig;	 /* 0 = none */
+	double delay;	 /* CPU seconds, < 0 = none */
+	double duration; /* CPU seconds, < 0 = none */
 };
 
-#define PAUSE_OPTS_INIT {.delay = -1, .duration = -1}
+#define PAUSE_OPTS_INIT                                                        \
+	{                                                                      \
+		.delay = -1, .duration = -1                                    \
+	}
 
 /* getopt_long values (above the characters of run.c's short options). */
 enum {

@@ -55,8 +55,7 @@ static const char run_usage[] =
 	"  -F, --freq HZ       sampling rate in Hz (default 100; the kernel's tick,\n"
 	"                      often 250 Hz, caps what is achieved)\n"
 	"      --top N         print at most N functions\n"
-	"      --format FMT    report format: text (default) or json\n"
-	PAUSE_OPTIONS_HELP
+	"      --format FMT    report format: text (default) or json\n" PAUSE_OPTIONS_HELP
 	"  -h, --help          show this help\n"
 	"  -V, --version       show the version\n"
 	"\n"
@@ -346,8 +345,8 @@ static volatile pid_t child_pid;
 
 /* Signals a supervisor sends to stop or poke a job; the last slot is the
  * toggle signal's (--toggle-signal), 0 when none. */
-static int forwarded[] = {SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2,
-			  0};
+static int forwarded[] = {SIGTERM, SIGHUP,  SIGINT, SIGQUIT,
+			  SIGUSR1, SIGUSR2, 0};
 
 /* A forwarded signal sent to profrun goes to the program, which decides;
  * profrun waits for it, reports and exits with its status.  ^C and ^\

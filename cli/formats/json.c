@@ -323,8 +323,9 @@ json_report(const struct report *r)
 				       : NULL);
 	json_object_object_add(
 		o, "cpu_profiled_seconds",
-		r->cpu_seconds >= 0 ? json_fixed(r->cpu_seconds - r->cpu_paused, 3)
-				    : NULL);
+		r->cpu_seconds >= 0
+			? json_fixed(r->cpu_seconds - r->cpu_paused, 3)
+			: NULL);
 	json_object_object_add(o, "cpu_paused_seconds",
 			       json_fixed(r->cpu_paused, 3));
 	json_object_object_add(o, "complete",

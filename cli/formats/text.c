@@ -147,10 +147,10 @@ print_rate_line(FILE *out, const struct report *r)
 	if (!r->rate_measured) {
 		fprintf(out,
 			"rate: %s; seconds assume the armed %.1f Hz (requested %.0f Hz%s)\n",
-			r->cut_short	    ? "CPU time unknown (cut short)"
+			r->cut_short ? "CPU time unknown (cut short)"
 			: r->stopped == 0 && r->paused_any
 				? "not measured (paused throughout)"
-					  : "not measured (profiling stopped early)",
+				: "not measured (profiling stopped early)",
 			r->armed_hz, r->requested_hz, clip);
 		return;
 	}

@@ -59,7 +59,8 @@ image_header(struct member *mb, const struct image *im,
 		    (!all && !profile_same_binary(im->ref, p[i])))
 			continue;
 		header_add(&mb->hdr, p[i]);
-		mb->paused_ns += p[i]->has_pause ? p[i]->pause.paused_cpu_ns : 0;
+		mb->paused_ns +=
+			p[i]->has_pause ? p[i]->pause.paused_cpu_ns : 0;
 		if (!mb->note && p[i]->note)
 			mb->note = p[i]->note;
 	}

@@ -107,7 +107,7 @@ enum profrun_region_kind {
 	PROFRUN_REGION_VDSO = 7,
 	PROFRUN_REGION_THREADS = 8,
 	PROFRUN_REGION_DIRECTORY = 9, /* the list itself */
-	PROFRUN_REGION_PAUSE = 10,    /* struct profrun_pause, then per thread */
+	PROFRUN_REGION_PAUSE = 10, /* struct profrun_pause, then per thread */
 };
 
 #define PROFRUN_REGION_REQUIRED 1u  /* profrun_region.flags */

@@ -61,8 +61,7 @@ profrun_control_fn_get_(void)
 			p = (void *)1;
 		__atomic_store_n(&fn, p, __ATOMIC_RELEASE);
 	}
-	return p == (void *)1 ? (profrun_control_fn_)0
-			      : (profrun_control_fn_)p;
+	return p == (void *)1 ? (profrun_control_fn_)0 : (profrun_control_fn_)p;
 }
 
 static inline int
