@@ -291,6 +291,7 @@ report_fini(struct report *r)
 	free(r->exes);
 	func_list_fini(&r->funcs);
 	func_list_fini(&r->lines);
+	stacks_fini(&r->stacks);
 	memset(r, 0, sizeof(*r));
 }
 

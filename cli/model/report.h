@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "run.h"
+#include "stacks.h"
 #include "symbolize.h"
 
 /* One executable of the run (executables.c). */
@@ -87,6 +88,8 @@ struct report {
 	size_t nmods;
 	struct exe_total *exes; /* by CPU time, most first */
 	size_t nexes;
+
+	struct report_stacks stacks; /* call stacks (profrun -g) */
 };
 
 /* Select, symbolize and merge RUN's members as OPTS asks.  Returns 0, or
