@@ -120,6 +120,11 @@ const char *report_stop_reason(const struct profile *p, char *buf, size_t len);
 void report_problems(const struct profile *p, bool with_state,
 		     void (*fn)(void *ctx, const char *line), void *ctx);
 
+/* Unwind, name and merge the stacks of R's processes into R->stacks, and
+ * set each function's inclusive count.  Returns 0, or -1 after printing an
+ * error.  (stacks-build.c) */
+int report_stacks_build(struct report *r, struct symbolizer *sz);
+
 /* Fill R->exes from R->procs.  Returns 0, or -1 when out of memory.
  * (executables.c) */
 int report_executables(struct report *r);

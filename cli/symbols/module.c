@@ -41,6 +41,7 @@ module_free(struct module *m)
 	src_cache_fini(&m->src);
 	code_bytes_fini(&m->code);
 	strmap_fini(&m->shown, free);
+	free(m->unknown_name);
 	if (m->dwfl)
 		dwfl_end(m->dwfl);
 	free(m->exe);
@@ -252,7 +253,11 @@ module_new(const struct sym_object *obj, const struct sym_opts *o)
 	m->exe = strdup(obj->name);
 	m->build_id = strdup(obj->build_id);
 	m->library = obj->library;
-	if (!m->exe || !m->build_id) {
+	m->demangle = o->demangle;
+	if (m->exe && asprintf(&m->unknown_name, "[%s]",
+			       module_display(m->exe)) < 0)
+		m->unknown_name = NULL;
+	if (!m->exe || !m->build_id || !m->unknown_name) {
 		module_free(m);
 		return NULL;
 	}

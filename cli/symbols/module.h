@@ -27,6 +27,8 @@ struct module {
 	struct src_cache src;	/* lines and inlined functions, by address */
 	struct code_bytes code; /* its code, for system-call sites */
 	struct strmap shown;	/* raw name -> shown name */
+	bool demangle;		/* shown names are demangled */
+	char *unknown_name;	/* "[module]": code in no symbol */
 };
 
 struct symbolizer {
