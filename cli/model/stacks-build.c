@@ -174,10 +174,15 @@ static bool
 is_thread_start(const char *sym)
 {
 	static const char *const names[] = {
-		"_start", "clone", "clone3", "__clone", "__clone3",
-		"start_thread", "__libc_start_main", "__libc_start_call_main",
+		"start", "clone", "clone3", "start_thread",
+		"libc_start_main", "libc_start_call_main",
 	};
 
+	/* glibc's internal aliases: __GI___clone3 */
+	if (strncmp(sym, "__GI_", 5) == 0)
+		sym += 5;
+	while (*sym == '_')
+		sym++;
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (strcmp(sym, names[i]) == 0)
 			return true;

@@ -9,6 +9,8 @@
 #define _GNU_SOURCE
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,8 +120,21 @@ symbolize_frames(struct symbolizer *sz, const struct sym_object *o,
 		return 0;
 	y = m->mod && !m->refused ? symtab_lookup(&m->syms, addr, &gap) : NULL;
 	if (y == NULL) {
-		out[0] = (struct sym_frame){.name = m->unknown_name,
-					    .symbol = m->unknown_name};
+		const char *name = m->unknown_name;
+		uint64_t lo, hi;
+		char *s;
+
+		/* named as the flat profile names it: its extent */
+		if (module_code_extent(m, addr, &lo, &hi)) {
+			if (asprintf(&s, "[%s 0x%" PRIx64 "-0x%" PRIx64 "]",
+				     module_display(m->exe), lo, hi) < 0)
+				return -1;
+			name = intern(m, s);
+			free(s);
+			if (name == NULL)
+				return -1;
+		}
+		out[0] = (struct sym_frame){.name = name, .symbol = name};
 		return 1;
 	}
 	/* the innermost level's line comes from the line table */

@@ -333,3 +333,27 @@ symbolizer_free(struct symbolizer *sz)
 	}
 	free(sz);
 }
+
+bool
+module_code_extent(struct module *m, uint64_t addr, uint64_t *lo, uint64_t *hi)
+{
+	Dwarf_Addr cbias, start, end;
+	Dwarf_CFI *cfi;
+	Dwarf_Frame *frame;
+	bool ok;
+
+	if (m->mod == NULL)
+		return false;
+	cfi = dwfl_module_eh_cfi(m->mod, &cbias);
+	if (cfi == NULL || addr + m->bias < cbias)
+		return false;
+	if (dwarf_cfi_addrframe(cfi, addr + m->bias - cbias, &frame) != 0)
+		return false;
+	ok = dwarf_frame_info(frame, &start, &end, NULL) >= 0 && end > start;
+	free(frame);
+	if (!ok || start + cbias < m->bias)
+		return false;
+	*lo = start + cbias - m->bias;
+	*hi = end + cbias - m->bias;
+	return *lo <= addr && addr < *hi;
+}

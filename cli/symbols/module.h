@@ -45,4 +45,11 @@ struct module *module_get(struct symbolizer *sz, const struct sym_object *o);
  * and possible, else RAW; NULL when out of memory. */
 const char *shown_name(struct module *m, const char *raw, bool demangled);
 
+/* The extent [*LO, *HI) (link-time) of the code holding link-time ADDR,
+ * from its frame description in .eh_frame: a name for code without
+ * symbols that stays the same from run to run.  False when M has none
+ * there. */
+bool module_code_extent(struct module *m, uint64_t addr, uint64_t *lo,
+			uint64_t *hi);
+
 #endif /* PROFRUN_CLI_MODULE_H */
