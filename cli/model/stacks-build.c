@@ -16,9 +16,9 @@
 #include "report.h"
 #include "unwind.h"
 
-#define MAX_PCS	   512	/* frames unwound per stack */
+#define MAX_PCS	   4096 /* frames unwound per stack */
 #define MAX_LEVELS 64	/* inlined levels named per address */
-#define MAX_FRAMES 2048 /* frames of one trace, inlined ones included */
+#define MAX_FRAMES 8192 /* frames of one trace, inlined ones included */
 
 /* The frames at one address, named once. */
 struct addr_frames {
