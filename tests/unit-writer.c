@@ -95,7 +95,7 @@ expected_image(uint8_t *e)
 			{3, 66368, 1024},   {4, 67392, 262144},
 			{5, 329536, 57344}, {6, 386880, 32768},
 			{7, 419648, 4096},  {8, 423744, 65536},
-			{10, 489664, 8256}, {9, 489280, 10 * 24},
+			{11, 489664, 8256}, {9, 489280, 10 * 24},
 		};
 
 		put(e, 489280 + 24 * i, reg[i][0], 4);
@@ -117,7 +117,7 @@ layout_and_header_are_byte_exact(void)
 	struct layout l;
 
 	fixed_inputs(&t, &p);
-	writer_layout(&l, strlen(exe), t.nbuckets, 4096);
+	writer_layout(&l, strlen(exe), t.nbuckets, 4096, 0);
 	CHECK_EQ(l.strings_off, 512);
 	CHECK_EQ(l.exe_off, 512);
 	CHECK_EQ(l.note_area, 529);

@@ -32,6 +32,9 @@ struct run_opts {
 	const char *output; /* -o; NULL = "<program>.prof" */
 	bool quiet;
 	long freq; /* 0 = the shim's default */
+	bool stacks;	    /* -g */
+	long stack_size;    /* 0 = the shim's default */
+	long stack_samples; /* likewise */
 	struct report_opts report;
 	struct pause_opts pause;
 };
@@ -54,6 +57,12 @@ static const char run_usage[] =
 	"  -q, --quiet         record only; print no report\n"
 	"  -F, --freq HZ       sampling rate in Hz (default 100; the kernel's tick,\n"
 	"                      often 250 Hz, caps what is achieved)\n"
+	"  -g, --call-graph    record call stacks too: the report gains callers,\n"
+	"                      inclusive shares, flame graphs (report --format html)\n"
+	"      --stack-size B  stack bytes copied per sample with -g (default 8192,\n"
+	"                      at most 65536; deep C++/Rust stacks want 16384-32768)\n"
+	"      --stack-samples N  stacks kept per process (default 2048; past them a\n"
+	"                      uniform random sample is kept; 8.4 KiB of disk each)\n"
 	"      --top N         print at most N functions\n"
 	"      --format FMT    report format: text (default) or json\n" PAUSE_OPTIONS_HELP
 	"  -h, --help          show this help\n"
@@ -111,6 +120,23 @@ run_option(int c, struct run_opts *o)
 		cli_error("--freq: '%s' is not a rate between 1 and %ld Hz",
 			  optarg, FREQ_MAX);
 		return EXIT_USAGE;
+	case 'g':
+		o->stacks = true;
+		return -1;
+	case 'S':
+		o->stack_size = opt_number(optarg, 64, 65536);
+		if (o->stack_size >= 0)
+			return -1;
+		cli_error("--stack-size: '%s' is not a size between 64 and 65536 bytes",
+			  optarg);
+		return EXIT_USAGE;
+	case 'N':
+		o->stack_samples = opt_number(optarg, 1, 1048576);
+		if (o->stack_samples >= 0)
+			return -1;
+		cli_error("--stack-samples: '%s' is not a count between 1 and 1048576",
+			  optarg);
+		return EXIT_USAGE;
 	case 't':
 		o->report.top = (int)opt_number(optarg, 1, INT_MAX);
 		if (o->report.top >= 0)
@@ -148,6 +174,9 @@ parse_run_opts(int argc, char **argv, struct run_opts *o)
 		{"output", required_argument, NULL, 'o'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"freq", required_argument, NULL, 'F'},
+		{"call-graph", no_argument, NULL, 'g'},
+		{"stack-size", required_argument, NULL, 'S'},
+		{"stack-samples", required_argument, NULL, 'N'},
 		{"top", required_argument, NULL, 't'},
 		{"format", required_argument, NULL, 'f'},
 		{"help", no_argument, NULL, 'h'},
@@ -158,7 +187,7 @@ parse_run_opts(int argc, char **argv, struct run_opts *o)
 	int c, ret = -1;
 
 	while (ret < 0 &&
-	       (c = getopt_long(argc, argv, "+o:qF:hV", longopts, NULL)) != -1)
+	       (c = getopt_long(argc, argv, "+o:qF:ghV", longopts, NULL)) != -1)
 		ret = run_option(c, o);
 	if (ret >= 0)
 		return ret;
@@ -309,11 +338,24 @@ default_output(const char *program, char *out, size_t outsz)
 
 /* ------------------------------------------------------------- the child */
 
+/* NAME=N in the environment when N is not 0. */
+static void
+setenv_number(const char *name, long n)
+{
+	char buf[32];
+
+	if (n == 0)
+		return;
+	snprintf(buf, sizeof(buf), "%ld", n);
+	setenv(name, buf, 1);
+}
+
 static int
-setup_child_environ(const char *shim, const char *outdir, long freq)
+setup_child_environ(const char *shim, const char *outdir,
+		    const struct run_opts *o)
 {
 	const char *old = getenv("LD_PRELOAD");
-	char *preload, hz[32];
+	char *preload;
 	int ret;
 
 	if (strpbrk(shim, ": ")) {
@@ -331,10 +373,11 @@ setup_child_environ(const char *shim, const char *outdir, long freq)
 	setenv("LD_PRELOAD", preload, 1);
 	free(preload);
 	setenv("PROFRUN_OUTPUT", outdir, 1);
-	if (freq) {
-		snprintf(hz, sizeof(hz), "%ld", freq);
-		setenv("PROFRUN_FREQ", hz, 1);
-	}
+	setenv_number("PROFRUN_FREQ", o->freq);
+	if (o->stacks)
+		setenv("PROFRUN_STACKS", "1", 1);
+	setenv_number("PROFRUN_STACK_SIZE", o->stack_size);
+	setenv_number("PROFRUN_STACK_SAMPLES", o->stack_samples);
 	return 0;
 }
 
@@ -494,7 +537,7 @@ cmd_run(int argc, char **argv)
 		o.output = defout;
 	}
 	if (prepare_output(o.output, outdir, sizeof(outdir)) != 0 ||
-	    setup_child_environ(shim, outdir, o.freq) != 0 ||
+	    setup_child_environ(shim, outdir, &o) != 0 ||
 	    pause_environ(&o.pause) != 0)
 		return EXIT_FAIL;
 	forwarded[sizeof(forwarded) / sizeof(forwarded[0]) - 1] =

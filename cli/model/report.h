@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "run.h"
+#include "stacks.h"
 #include "symbolize.h"
 
 /* One executable of the run (executables.c). */
@@ -90,6 +91,8 @@ struct report {
 	size_t nmods;
 	struct exe_total *exes; /* by CPU time, most first */
 	size_t nexes;
+
+	struct report_stacks stacks; /* call stacks (profrun -g) */
 };
 
 /* Select, symbolize and merge RUN's members as OPTS asks.  Returns 0, or
@@ -119,6 +122,11 @@ const char *report_stop_reason(const struct profile *p, char *buf, size_t len);
  * why profiling stopped early, lost counts); calls FN once per line. */
 void report_problems(const struct profile *p, bool with_state,
 		     void (*fn)(void *ctx, const char *line), void *ctx);
+
+/* Unwind, name and merge the stacks of R's processes into R->stacks, and
+ * set each function's inclusive count.  Returns 0, or -1 after printing an
+ * error.  (stacks-build.c) */
+int report_stacks_build(struct report *r, struct symbolizer *sz);
 
 /* Fill R->exes from R->procs.  Returns 0, or -1 when out of memory.
  * (executables.c) */
