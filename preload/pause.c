@@ -209,6 +209,27 @@ pause_fork_prepare(void)
 }
 
 /* ---------------------------------------------------------------- toggle */
+/* One warning "WHAT (signal N)REST" about the toggle signal.
+ * Async-signal-safe. */
+static void
+toggle_warn(const char *what, const char *rest)
+{
+	char buf[200] = "", num[12];
+	int k = 0;
+	unsigned v = (unsigned)toggle.sig;
+
+	do
+		num[k++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	strncat(buf, what, 80);
+	strcat(buf, " (signal ");
+	while (k > 0)
+		strncat(buf, &num[--k], 1);
+	strcat(buf, ")");
+	strncat(buf, rest, 100);
+	shim_warn(buf);
+}
+
 /* Our handler of the toggle signal.  Async-signal-safe. */
 static void
 on_toggle(int sig, siginfo_t *si, void *uc)
@@ -233,8 +254,9 @@ toggle_install(void)
 	    REAL(sigaction)(toggle.sig, NULL, &cur) < 0)
 		return;
 	if ((cur.sa_flags & SA_SIGINFO) || cur.sa_handler != SIG_DFL) {
-		shim_warn(
-			"the toggle signal is not at its default action in this program; toggling by signal is off");
+		toggle_warn(
+			"the toggle signal",
+			" is not at its default action in this program; toggling by signal is off");
 		if (rec != NULL)
 			rec->flags |= PROFRUN_PAUSE_F_TOGGLE_OFF;
 		return;
@@ -267,8 +289,8 @@ toggle_give_back(void)
 	real_sigaction(toggle.sig, &dfl, NULL);
 	if (rec != NULL)
 		rec->flags |= PROFRUN_PAUSE_F_TOGGLE_OFF;
-	shim_warn(
-		"the program handles the toggle signal itself; toggling by signal is off");
+	toggle_warn("the program handles the toggle signal",
+		    " itself; toggling by signal is off");
 }
 
 /* Async-signal-safe as sigaction is. */
