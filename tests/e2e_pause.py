@@ -243,7 +243,8 @@ def program_handling_the_signal_gets_it_back(tmp):
     expect(cp.stdout == bare.stdout, f"the program's handler did not run: {cp.stdout!r}")
     lines = cp.stderr.splitlines()
     expect(len(lines) == 1 and lines[0].startswith("profrun: ") and
-           "handles the toggle signal itself" in lines[0], f"stderr {cp.stderr!r}")
+           f"handles the toggle signal (signal {int(signal.SIGUSR2)}) itself" in lines[0],
+           f"stderr {cp.stderr!r}")
     rep = report_json(out)
     p = only_process(rep)
     expect(p["pause"]["toggle_given_back"] and p["pause"]["pauses"] == 0,

@@ -5,9 +5,13 @@
  * time the process and each of its threads used while sampling was
  * paused.  A file without it was never paused.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "profile.h"
+
+/* Far above PROFRUN_THREAD_SLOTS (the thread records' own limit). */
+#define PROFILE_MAX_PAUSE_SLOTS (1u << 16)
 
 /* The first entry of KIND in the checked region list of BUF, or false. */
 static bool
@@ -39,29 +43,66 @@ read_thread_paused(const uint8_t *arr, struct profile *p)
 	}
 }
 
-int
-profile_parse_pause(const uint8_t *buf, struct profile *p, char *err,
-		    size_t errlen)
+/* The record of SIZE bytes at REC (its region's whole extent) into P. */
+static int
+parse_record(const uint8_t *rec, uint64_t size, struct profile *p, char *err,
+	     size_t errlen)
 {
-	const struct profrun_header *h = &p->hdr;
-	struct profrun_region e;
 	uint64_t need;
 
-	if (!find_region(buf, h, PROFRUN_REGION_PAUSE, &e) || e.version != 1)
-		return 0; /* never paused, or a layout of a newer writer */
-	if (e.size < sizeof(p->pause))
-		return profile_fail(err, errlen, "pause record too small");
-	memcpy(&p->pause, buf + e.off, sizeof(p->pause));
+	memcpy(&p->pause, rec, sizeof(p->pause));
 	need = sizeof(p->pause) + (uint64_t)p->pause.thread_slots * 8;
-	if (p->pause.thread_slots != h->thread_slots || e.size < need)
+	if (p->pause.thread_slots != p->hdr.thread_slots || size < need)
 		return profile_fail(
 			err, errlen,
 			"pause record does not match the thread records");
 	if (p->pause.paused_cpu_ns >= PLAUSIBLE_SAMPLES)
 		return profile_fail(err, errlen, "implausible paused CPU time");
-	read_thread_paused(buf + e.off + sizeof(p->pause), p);
+	read_thread_paused(rec + sizeof(p->pause), p);
 	p->has_pause = true;
 	return 0;
+}
+
+int
+profile_parse_pause(const uint8_t *buf, size_t avail, struct profile *p,
+		    char *err, size_t errlen)
+{
+	const struct profrun_header *h = &p->hdr;
+	struct profrun_region e;
+
+	if (!find_region(buf, h, PROFRUN_REGION_PAUSE, &e) || e.version != 1)
+		return 0; /* never paused, or a layout of a newer writer */
+	if (e.size < sizeof(p->pause) ||
+	    e.size > sizeof(p->pause) + 8ull * PROFILE_MAX_PAUSE_SLOTS)
+		return profile_fail(err, errlen, "pause record of %llu bytes",
+				    (unsigned long long)e.size);
+	if (e.off + e.size > avail) {
+		p->pause_off = e.off; /* after what was read: later */
+		p->pause_size = e.size;
+		return 0;
+	}
+	return parse_record(buf + e.off, e.size, p, err, errlen);
+}
+
+int
+profile_pause_load(int fd, struct profile *p, char *err, size_t errlen)
+{
+	uint8_t *rec;
+	int ret;
+
+	if (p->pause_size == 0)
+		return 0;
+	rec = malloc(p->pause_size);
+	if (!rec)
+		return profile_fail(err, errlen, "out of memory");
+	ret = profile_pread_all(fd, rec, p->pause_size, p->pause_off);
+	if (ret)
+		ret = profile_fail(err, errlen, "pause record: read error");
+	else
+		ret = parse_record(rec, p->pause_size, p, err, errlen);
+	free(rec);
+	p->pause_size = 0;
+	return ret;
 }
 
 double

@@ -15,7 +15,7 @@
 #include "profile.h"
 
 #define EM_X86_64_ 62
-#define MAX_COUNT  1001u	       /* a sample and at most 1000 overruns */
+#define MAX_COUNT  1001u	      /* a sample and at most 1000 overruns */
 #define CHUNK	   (4u * 1024 * 1024) /* bytes of slots read at once */
 
 /* Check the head H of an area of SIZE bytes; an area of another
@@ -30,26 +30,26 @@ check_head(struct profile *p, const struct profrun_stacks *h, uint64_t size,
 	if (h->arch != EM_X86_64_ || h->nregs != PROFRUN_STACK_REGS) {
 		p->stacks_note = strdup(
 			"its stacks were recorded on another architecture");
-		return p->stacks_note ? 0
-				      : profile_fail(err, errlen,
-						     "out of memory");
+		return p->stacks_note
+			       ? 0
+			       : profile_fail(err, errlen, "out of memory");
 	}
 	if (h->stack_max > 65536 || h->stack_max % 8 != 0 ||
 	    h->slot_size % 64 != 0 ||
 	    h->slot_size < sizeof(struct profrun_stack_slot) + h->stack_max)
-		return profile_fail(err, errlen,
-				    "stack area has bad slots (%u bytes for %u-byte stacks)",
-				    h->slot_size, h->stack_max);
+		return profile_fail(
+			err, errlen,
+			"stack area has bad slots (%u bytes for %u-byte stacks)",
+			h->slot_size, h->stack_max);
 	need = sizeof(*h) + (uint64_t)h->slot_count * h->slot_size;
 	if (need > size)
-		return profile_fail(err, errlen,
-				    "stack area of %llu bytes cannot hold %u slots of %u bytes",
-				    (unsigned long long)size, h->slot_count,
-				    h->slot_size);
+		return profile_fail(
+			err, errlen,
+			"stack area of %llu bytes cannot hold %u slots of %u bytes",
+			(unsigned long long)size, h->slot_count, h->slot_size);
 	if (h->offered >= PLAUSIBLE_SAMPLES || h->dropped > h->offered ||
 	    h->failed > h->offered)
-		return profile_fail(err, errlen,
-				    "implausible stack counts");
+		return profile_fail(err, errlen, "implausible stack counts");
 	a->slot_size = h->slot_size;
 	a->slot_count = h->slot_count;
 	a->stack_max = h->stack_max;
@@ -89,8 +89,8 @@ profile_parse_stacks(const uint8_t *buf, size_t avail, struct profile *p,
 	return 0;
 }
 
-static int
-pread_all(int fd, void *buf, size_t n, uint64_t off)
+int
+profile_pread_all(int fd, void *buf, size_t n, uint64_t off)
 {
 	size_t done = 0;
 
@@ -114,7 +114,7 @@ profile_stacks_load(int fd, struct profile *p, char *err, size_t errlen)
 
 	if (p->stacks.size == 0 || p->has_stacks || p->stacks_note)
 		return 0;
-	if (pread_all(fd, &h, sizeof(h), p->stacks.off))
+	if (profile_pread_all(fd, &h, sizeof(h), p->stacks.off))
 		return profile_fail(err, errlen, "cannot read its stack area");
 	return check_head(p, &h, p->stacks.size, err, errlen);
 }
@@ -181,12 +181,12 @@ profile_stacks_each(const struct profile *p,
 		return profile_fail(err, errlen, "out of memory");
 	}
 	while (r == 0 && done < a->slot_count) {
-		size_t n = a->slot_count - done < per ? a->slot_count - done
-						      : per;
+		size_t n =
+			a->slot_count - done < per ? a->slot_count - done : per;
 
-		if (pread_all(fd, buf, n * a->slot_size,
-			      a->off + sizeof(struct profrun_stacks) +
-				      (uint64_t)done * a->slot_size)) {
+		if (profile_pread_all(fd, buf, n * a->slot_size,
+				      a->off + sizeof(struct profrun_stacks) +
+					      (uint64_t)done * a->slot_size)) {
 			r = profile_fail(err, errlen,
 					 "cannot read its stack area");
 			break;

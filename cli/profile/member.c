@@ -360,7 +360,7 @@ parse_image(const uint8_t *buf, size_t avail, uint64_t size, struct profile *p,
 	}
 	if (profile_parse_outside(buf, p, err, errlen) ||
 	    profile_parse_threads(buf, p, err, errlen) ||
-	    profile_parse_pause(buf, p, err, errlen))
+	    profile_parse_pause(buf, avail, p, err, errlen))
 		goto fail;
 	return 0;
 fail:
@@ -459,7 +459,8 @@ profile_read(const char *path, struct profile *p, char *err, size_t errlen)
 		if (ret == 0)
 			ret = parse_image(buf, avail, (uint64_t)st.st_size, p,
 					  err, errlen);
-		if (ret == 0 && profile_stacks_load(fd, p, err, errlen)) {
+		if (ret == 0 && (profile_pause_load(fd, p, err, errlen) ||
+				 profile_stacks_load(fd, p, err, errlen))) {
 			profile_fini(p);
 			ret = -1;
 		}

@@ -56,7 +56,7 @@ struct profile_thread {
 
 /* The stack area of a member (profrun -g), validated. */
 struct profile_stack_area {
-	uint64_t off, size;	/* the region in the file */
+	uint64_t off, size; /* the region in the file */
 	uint32_t slot_size, slot_count, stack_max;
 	uint64_t offered; /* samples offered a slot */
 	uint64_t dropped; /* of them, not kept */
@@ -117,8 +117,10 @@ struct profile {
 
 	/* pausing (all zero in files of processes never paused) */
 	bool has_pause;
-	struct profrun_pause pause; /* validated copy */
-	uint64_t thread_paused_ns;  /* of thread_cpu_ns, while paused */
+	struct profrun_pause pause;	/* validated copy */
+	uint64_t thread_paused_ns;	/* of thread_cpu_ns, while paused */
+	uint64_t pause_off, pause_size; /* its region, while still to be read
+					 * from the file (profile_pause_load) */
 };
 
 /* Parse a complete member image BUF of SIZE bytes into OUT.  Returns 0, or
@@ -192,8 +194,17 @@ int profile_parse_threads(const uint8_t *buf, struct profile *p, char *err,
 /* Read the pause record of the validated member image BUF into P (after
  * its threads).  Returns 0, or -1 with a reason in ERR.
  * (member-pause.c) */
-int profile_parse_pause(const uint8_t *buf, struct profile *p, char *err,
-			size_t errlen);
+int profile_parse_pause(const uint8_t *buf, size_t avail, struct profile *p,
+			char *err, size_t errlen);
+
+/* N bytes of FD at OFF into BUF, all of them.  Returns 0, or -1
+ * (errno set; 0 when the file ended first).  (member-stacks.c) */
+int profile_pread_all(int fd, void *buf, size_t n, uint64_t off);
+
+/* After profile_parse_pause() of a member read only up to its known end:
+ * read its pause record from FD, which is after that end.  Returns 0, or
+ * -1 with a reason in ERR.  (member-pause.c) */
+int profile_pause_load(int fd, struct profile *p, char *err, size_t errlen);
 
 /* Of profile_cpu_seconds(P), the CPU seconds used while sampling was
  * paused (0 for a process never paused). */
