@@ -255,19 +255,20 @@ add_trace(struct builder *b, size_t n, uint32_t flags, uint64_t count,
 	return 0;
 }
 
-/* One copied stack: unwound, named, merged.  profile_stacks_each's
- * callback. */
+/* The stack of N run-time PCS (leaf first) of B's process in module
+ * generation GEN, standing for COUNT samples: named and merged. */
 static int
-add_stack(void *ctx, const struct profile_stack *st)
+add_pcs(struct builder *b, const uint64_t *pcs, size_t npcs, uint32_t gen,
+	uint64_t count)
 {
-	struct builder *b = ctx;
-	size_t npcs = unwinder_run(b->u, st, b->pcs, MAX_PCS), n = 0;
 	uint32_t ids[MAX_PCS], flags = 0;
-	size_t nids = 0;
+	size_t nids = 0, n = 0;
 	const struct stack_fn *root;
 
+	if (npcs > MAX_PCS)
+		npcs = MAX_PCS;
 	for (size_t i = 0; i < npcs; i++) {
-		const struct addr_frames *af = frames_at(b, b->pcs[i], st->gen);
+		const struct addr_frames *af = frames_at(b, pcs[i], gen);
 
 		if (af == NULL) {
 			b->failed = 1;
@@ -280,16 +281,37 @@ add_stack(void *ctx, const struct profile_stack *st)
 	root = n ? &b->s->fns[b->buf[n - 1].fn] : NULL;
 	if (root == NULL || !is_thread_start(root->symbol)) {
 		flags |= STACK_TRUNCATED;
-		b->s->truncated += st->count;
+		b->s->truncated += count;
 	}
-	b->s->stacks += st->count;
-	if (n == 0)
+	b->s->stacks += count;
+	if (n == 0) {
+		b->s->unwound_none += count;
 		return 0;
-	if (add_trace(b, n, flags, st->count, ids, nids)) {
+	}
+	if (add_trace(b, n, flags, count, ids, nids)) {
 		b->failed = 1;
 		return 1;
 	}
 	return 0;
+}
+
+/* One copied stack: unwound, then named and merged.
+ * profile_stacks_each's callback. */
+static int
+add_stack(void *ctx, const struct profile_stack *st)
+{
+	struct builder *b = ctx;
+	size_t npcs = unwinder_run(b->u, st, b->pcs, MAX_PCS);
+
+	return add_pcs(b, b->pcs, npcs, st->gen, st->count);
+}
+
+/* One stack unwound already (a merged member's).
+ * profile_frames_each's callback. */
+static int
+add_unwound(void *ctx, uint32_t count, const uint64_t *pcs, size_t n)
+{
+	return add_pcs(ctx, pcs, n, 1, count);
 }
 
 static void
@@ -405,6 +427,15 @@ report_stacks_build(struct report *r, struct symbolizer *sz)
 	for (size_t i = 0; i < r->nprocs && ret == 0; i++) {
 		const struct profile *p = r->procs[i].p;
 
+		if (p->has_frames) {
+			r->stacks.present = true;
+			r->stacks.samples += p->frames.samples;
+			if (p->frames.stack_max > r->stacks.stack_size)
+				r->stacks.stack_size = p->frames.stack_max;
+			b->p = p;
+			ret = profile_frames_each(p, add_unwound, b);
+			continue;
+		}
 		if (!p->has_stacks)
 			continue;
 		r->stacks.present = true;

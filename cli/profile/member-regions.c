@@ -120,13 +120,17 @@ profile_check_region_list(const uint8_t *buf, size_t avail, struct profile *p,
 		       sizeof(e));
 		if (check_entry(h, &e, i, err, errlen))
 			return -1;
-		if (e.kind != PROFRUN_REGION_STACKS)
+		if (e.kind != PROFRUN_REGION_STACKS &&
+		    e.kind != PROFRUN_REGION_FRAMES)
 			continue;
 		if (stacks)
 			return profile_fail(err, errlen,
 					    "region list has two stack areas");
 		stacks = true;
-		if (profile_parse_stacks(buf, avail, p, &e, err, errlen))
+		if (e.kind == PROFRUN_REGION_STACKS
+			    ? profile_parse_stacks(buf, avail, p, &e, err, errlen)
+			    : profile_parse_frames(buf, avail, p, &e, err,
+						   errlen))
 			return -1;
 	}
 	return 0;

@@ -17,6 +17,7 @@
 #define EM_X86_64_ 62
 #define MAX_COUNT  1001u	       /* a sample and at most 1000 overruns */
 #define CHUNK	   (4u * 1024 * 1024) /* bytes of slots read at once */
+#define MAX_FRAMES_REGION (512ull << 20) /* unwound stacks read whole */
 
 /* Check the head H of an area of SIZE bytes; an area of another
  * architecture or layout is noted, not refused. */
@@ -107,11 +108,116 @@ profile_pread_all(int fd, void *buf, size_t n, uint64_t off)
 	return 0;
 }
 
+/* Check the unwound stacks of P at BUF (the whole region): every record
+ * inside it, with at least one PC, adding up to the head's count. */
+static int
+check_frames(struct profile *p, const uint8_t *buf, char *err, size_t errlen)
+{
+	struct profile_frames *f = &p->frames;
+	struct profrun_frames h;
+	struct profrun_frame_record r;
+	uint64_t off = sizeof(h), sum = 0;
+
+	memcpy(&h, buf, sizeof(h));
+	for (uint32_t i = 0; i < h.record_count; i++) {
+		if (f->size - off < sizeof(r))
+			return profile_fail(err, errlen,
+					    "unwound stack %u beyond its region", i);
+		memcpy(&r, buf + off, sizeof(r));
+		off += sizeof(r);
+		if (r.n == 0 || r.count == 0 || (f->size - off) / 8 < r.n)
+			return profile_fail(err, errlen,
+					    "unwound stack %u is bad (%u PCs, %u samples)",
+					    i, r.n, r.count);
+		off += (uint64_t)r.n * 8;
+		sum += r.count;
+	}
+	if (sum != h.stacks || h.stacks > h.samples ||
+	    h.samples >= PLAUSIBLE_SAMPLES || h.stack_max > 65536)
+		return profile_fail(err, errlen,
+				    "implausible counts of unwound stacks");
+	f->count = h.record_count;
+	f->stack_max = h.stack_max;
+	f->stacks = h.stacks;
+	f->samples = h.samples;
+	p->has_frames = true;
+	return 0;
+}
+
+int
+profile_parse_frames(const uint8_t *buf, size_t avail, struct profile *p,
+		     const struct profrun_region *e, char *err, size_t errlen)
+{
+	if (e->version != 1)
+		return 0;
+	if (e->size < sizeof(struct profrun_frames))
+		return profile_fail(err, errlen, "unwound stacks too small");
+	if (e->size > MAX_FRAMES_REGION)
+		return profile_fail(err, errlen,
+				    "unwound stacks of %llu bytes (at most %llu)",
+				    (unsigned long long)e->size,
+				    (unsigned long long)MAX_FRAMES_REGION);
+	if (e->off < profile_known_end(&p->hdr))
+		return profile_fail(err, errlen,
+				    "unwound stacks overlap the other regions");
+	p->frames.off = e->off;
+	p->frames.size = e->size;
+	if (e->off + e->size > avail)
+		return 0; /* read from the file later */
+	p->frames.mem = malloc(e->size);
+	if (!p->frames.mem)
+		return profile_fail(err, errlen, "out of memory");
+	memcpy(p->frames.mem, buf + e->off, e->size);
+	return check_frames(p, p->frames.mem, err, errlen);
+}
+
+int
+profile_frames_each(const struct profile *p,
+		    int (*fn)(void *ctx, uint32_t count, const uint64_t *pcs,
+			      size_t n),
+		    void *ctx)
+{
+	const uint8_t *buf = p->frames.mem;
+	uint64_t off = sizeof(struct profrun_frames);
+	struct profrun_frame_record r;
+	int ret;
+
+	if (!p->has_frames)
+		return 0;
+	for (uint32_t i = 0; i < p->frames.count; i++) {
+		memcpy(&r, buf + off, sizeof(r));
+		off += sizeof(r);
+		/* 8-byte aligned: the head is 48 bytes, a record 8 + 8 n */
+		ret = fn(ctx, r.count, (const uint64_t *)(buf + off), r.n);
+		off += (uint64_t)r.n * 8;
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* The records of P's unwound stacks, from FD. */
+static int
+load_frames(int fd, struct profile *p, char *err, size_t errlen)
+{
+	if (p->frames.size == 0 || p->frames.mem)
+		return 0;
+	p->frames.mem = malloc(p->frames.size);
+	if (!p->frames.mem)
+		return profile_fail(err, errlen, "out of memory");
+	if (profile_pread_all(fd, p->frames.mem, p->frames.size, p->frames.off))
+		return profile_fail(err, errlen,
+				    "cannot read its unwound stacks");
+	return check_frames(p, p->frames.mem, err, errlen);
+}
+
 int
 profile_stacks_load(int fd, struct profile *p, char *err, size_t errlen)
 {
 	struct profrun_stacks h;
 
+	if (load_frames(fd, p, err, errlen))
+		return -1;
 	if (p->stacks.size == 0 || p->has_stacks || p->stacks_note)
 		return 0;
 	if (profile_pread_all(fd, &h, sizeof(h), p->stacks.off))

@@ -491,6 +491,7 @@ profile_fini(struct profile *p)
 	free(p->vdso);
 	free(p->threads);
 	free(p->stacks.mem);
+	free(p->frames.mem);
 	free(p->stacks_note);
 	memset(p, 0, sizeof(*p));
 }

@@ -65,6 +65,15 @@ struct profile_stack_area {
 			   * are read from the file at path */
 };
 
+/* The unwound stacks of a merged member (struct profrun_frames). */
+struct profile_frames {
+	uint64_t off, size; /* the region in the file */
+	uint32_t count;	    /* records */
+	uint32_t stack_max;
+	uint64_t stacks, samples;
+	uint8_t *mem; /* the records, read whole (checked) */
+};
+
 /* One committed stack of a member. */
 struct profile_stack {
 	int32_t tid;
@@ -113,6 +122,9 @@ struct profile {
 	/* call stacks (profrun -g); none in files without them */
 	bool has_stacks;
 	struct profile_stack_area stacks;
+	/* call stacks already unwound (merged members) */
+	bool has_frames;
+	struct profile_frames frames;
 	char *stacks_note; /* why recorded stacks cannot be read, or NULL */
 
 	/* pausing (all zero in files of processes never paused) */
@@ -175,8 +187,24 @@ int profile_parse_stacks(const uint8_t *buf, size_t avail, struct profile *p,
 			 const struct profrun_region *e, char *err,
 			 size_t errlen);
 
-/* Read and check the head of P's stack area from the file FD. */
+/* Read and check the head of P's stack area from the file FD, and the
+ * records of its unwound stacks. */
 int profile_stacks_load(int fd, struct profile *p, char *err, size_t errlen);
+
+/* The unwound-stacks region entry E of the member image BUF (AVAIL bytes
+ * of it in memory), into P (read later from the file when not in BUF).
+ * Returns 0, or -1 with a reason in ERR.  (member-stacks.c) */
+int profile_parse_frames(const uint8_t *buf, size_t avail, struct profile *p,
+			 const struct profrun_region *e, char *err,
+			 size_t errlen);
+
+/* Call FN for each unwound stack of P (COUNT samples, N run-time PCs
+ * leaf first), until it returns non-zero (returned).  Returns 0 or FN's
+ * value. */
+int profile_frames_each(const struct profile *p,
+			int (*fn)(void *ctx, uint32_t count,
+				  const uint64_t *pcs, size_t n),
+			void *ctx);
 
 /* Call FN for each committed stack of P (profile_read's or
  * profile_parse's), in slot order, until it returns non-zero (returned).

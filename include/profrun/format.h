@@ -111,6 +111,9 @@ enum profrun_region_kind {
 				       * struct profrun_stacks, then its
 				       * slots; found only in this list */
 	PROFRUN_REGION_PAUSE = 11,    /* struct profrun_pause, then per thread */
+	PROFRUN_REGION_FRAMES = 12,   /* call stacks already unwound (written
+				       * by profrun merge): struct
+				       * profrun_frames, then its records */
 };
 
 #define PROFRUN_REGION_REQUIRED 1u  /* profrun_region.flags */
@@ -227,6 +230,25 @@ struct profrun_pause {
 	int32_t toggle_signal;	/* signal number, 0 = none */
 	uint32_t thread_slots;	/* u64 entries that follow */
 	uint64_t reserved[2];
+};
+
+/* Call stacks already unwound (region PROFRUN_REGION_FRAMES, version 1,
+ * found only through the list; written by profrun merge, whose members
+ * hold no stack area): each record is a struct profrun_frame_record, then
+ * n u64 run-time PCs of this member's objects (module generation 1),
+ * leaf first: the PC sampled, then each caller's return address - 1. */
+struct profrun_frames {
+	uint32_t record_count;
+	uint32_t stack_max; /* bytes copied per stack when recorded */
+	uint64_t stacks;    /* samples the records stand for (their counts) */
+	uint64_t samples;   /* all samples of the members that had stacks */
+	uint64_t reserved[3];
+};
+
+struct profrun_frame_record {
+	uint32_t count; /* samples it stands for */
+	uint16_t n;	/* PCs that follow */
+	uint16_t flags; /* 0 */
 };
 
 /* One slot of the table of PCs outside the main executable's text. */
@@ -354,6 +376,8 @@ _Static_assert(sizeof(struct profrun_thread) == 64, "thread record size");
 _Static_assert(sizeof(struct profrun_region) == 24, "region entry size");
 _Static_assert(sizeof(struct profrun_stacks) == 64, "stack area header size");
 _Static_assert(sizeof(struct profrun_stack_slot) == 200, "stack slot head");
+_Static_assert(sizeof(struct profrun_frames) == 48, "frames head size");
+_Static_assert(sizeof(struct profrun_frame_record) == 8, "frame record");
 _Static_assert(sizeof(struct profrun_pause) == 64, "pause record size");
 
 /* Bucket i covers link-time [text_start + i*bucket_size,
