@@ -20,7 +20,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -50,17 +49,17 @@ static struct {
 } win = {.step = 2, .timer = -1};
 
 /* ---------------------------------------------------------------- the lock */
-/* Async-signal-safe. */
+/* Every signal blocked with the system call itself (the SIGPROF handler
+ * reaches this, and may call nothing else of the C library); OLD gets the
+ * mask to restore.  Async-signal-safe. */
 void
 pause_lock(sigset_t *old)
 {
-	sigset_t all;
+	uint64_t all = ~0ull;
 
-	sigfillset(&all);
-	if (real_pthread_sigmask)
-		real_pthread_sigmask(SIG_BLOCK, &all, old);
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, old, sizeof(all));
 	while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))
-		sched_yield();
+		syscall(SYS_sched_yield);
 }
 
 /* Async-signal-safe. */
@@ -68,8 +67,7 @@ void
 pause_unlock(const sigset_t *old)
 {
 	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
-	if (real_pthread_sigmask)
-		real_pthread_sigmask(SIG_SETMASK, old, NULL);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, old, NULL, sizeof(uint64_t));
 }
 
 /* Async-signal-safe. */
@@ -143,30 +141,49 @@ profrun_control(int op)
 }
 
 /* ---------------------------------------------------------------- window */
-/* Arm the window timer to fire once after NS of process CPU time.
- * Async-signal-safe (system calls only). */
+/* Make the window's timer: once, outside the handler.  Async-signal-safe
+ * (system calls only). */
 static void
-window_arm(uint64_t ns)
+window_create(void)
 {
 	struct sigevent ev;
-	struct itimerspec its;
 
 	memset(&ev, 0, sizeof(ev));
 	ev.sigev_notify = SIGEV_SIGNAL;
 	ev.sigev_signo = SIGPROF;
 	ev.sigev_value.sival_int = PAUSE_WINDOW_MAGIC;
-	if (win.timer < 0 && syscall(SYS_timer_create, CLOCK_PROCESS_CPUTIME_ID,
-				     &ev, &win.timer) < 0) {
+	if (syscall(SYS_timer_create, CLOCK_PROCESS_CPUTIME_ID, &ev,
+		    &win.timer) < 0) {
 		win.timer = -1;
 		shim_warn("cannot arm the CPU-time window; it is ignored");
-		return;
 	}
-	memset(&its, 0, sizeof(its));
+}
+
+/* Set the window's timer to fire once after NS of process CPU time.
+ * Async-signal-safe: the handler calls it, and nothing but the system
+ * call. */
+static void
+window_set(uint64_t ns)
+{
+	struct itimerspec its = {{0, 0}, {0, 0}};
+	int id = __atomic_load_n(&win.timer, __ATOMIC_ACQUIRE);
+
+	if (id < 0)
+		return;
 	if (ns == 0)
 		ns = 1;
 	its.it_value.tv_sec = (time_t)(ns / 1000000000u);
 	its.it_value.tv_nsec = (long)(ns % 1000000000u);
-	syscall(SYS_timer_settime, win.timer, 0, &its, NULL);
+	syscall(SYS_timer_settime, id, 0, &its, NULL);
+}
+
+/* Async-signal-safe. */
+static void
+window_arm(uint64_t ns)
+{
+	if (win.timer < 0)
+		window_create();
+	window_set(ns);
 }
 
 /* Async-signal-safe. */
@@ -187,7 +204,7 @@ pause_window_edge(void)
 		win.step = win.duration_ns ? 1 : 2;
 		pause_set(false);
 		if (win.step == 1)
-			window_arm(win.duration_ns);
+			window_set(win.duration_ns);
 	} else if (win.step == 1) {
 		win.step = 2;
 		pause_set(true);

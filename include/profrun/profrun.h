@@ -61,7 +61,17 @@ profrun_control_fn_get_(void)
 			p = (void *)1;
 		__atomic_store_n(&fn, p, __ATOMIC_RELEASE);
 	}
-	return p == (void *)1 ? (profrun_control_fn_)0 : (profrun_control_fn_)p;
+	if (p == (void *)1)
+		return (profrun_control_fn_)0;
+	{
+		union { /* object to function pointer, as ISO C allows */
+			void *obj;
+			profrun_control_fn_ fn;
+		} u;
+
+		u.obj = p;
+		return u.fn;
+	}
 }
 
 static inline int

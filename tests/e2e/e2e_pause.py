@@ -77,6 +77,17 @@ def check_profiled(proc, profiled, paused, what):
     check_count(proc["samples"], proc["cpu_profiled_seconds"], rate(), f"{what}: samples")
 
 
+def measured_run(tmp, name, mode, s, opts=()):
+    """Run MODE for phases of S CPU seconds; it must say "MODE done", and
+    the measured phase have at least 95% of the phases' samples: the
+    report."""
+    out, cp = profrun(tmp, name, mode, f"{s:.3f}", opts=opts)
+    expect(cp.stdout == f"{mode} done\n", f"output {cp.stdout!r}")
+    rep = report_json(out)
+    check_measured(rep)
+    return out, rep
+
+
 def only_process(rep):
     expect(len(rep["processes"]) == 1, f"one process expected: {len(rep['processes'])}")
     return rep["processes"][0]
@@ -85,10 +96,7 @@ def only_process(rep):
 @case
 def bracketed_part_has_its_samples_and_the_rest_is_paused(tmp):
     s = phase_seconds()
-    out, cp = profrun(tmp, "b.prof", "bracket", f"{s:.3f}")
-    expect(cp.stdout == "bracket done\n", f"output {cp.stdout!r}")
-    rep = report_json(out)
-    check_measured(rep)
+    out, rep = measured_run(tmp, "b.prof", "bracket", s)
     p = only_process(rep)
     check_profiled(p, s, 2 * s, "setup, measured, teardown")
     expect(p["pause"]["pauses"] == 2 and p["pause"]["resumes"] == 1 and
@@ -107,10 +115,7 @@ def bracketed_part_has_its_samples_and_the_rest_is_paused(tmp):
 @case
 def pause_from_another_thread_stops_the_worker(tmp):
     s = phase_seconds()
-    out, cp = profrun(tmp, "t.prof", "from-thread", f"{s:.3f}")
-    expect(cp.stdout == "from-thread done\n", f"output {cp.stdout!r}")
-    rep = report_json(out)
-    check_measured(rep)
+    _, rep = measured_run(tmp, "t.prof", "from-thread", s)
     th = only_process(rep)["threads"]
     workers = [t for t in th if not t["main"]]
     expect(len(workers) == 1, f"threads {th}")
@@ -147,9 +152,7 @@ def bare_program_runs_the_same(tmp):
 @case
 def start_paused_samples_only_after_resume_and_exec_starts_paused(tmp):
     s = phase_seconds()
-    out, cp = profrun(tmp, "s.prof", "resume-only", f"{s:.3f}", opts=["--start-paused"])
-    rep = report_json(out)
-    check_measured(rep)
+    _, rep = measured_run(tmp, "s.prof", "resume-only", s, opts=["--start-paused"])
     p = only_process(rep)
     expect(p["pause"]["start_paused"], f"pause record {p['pause']}")
     check_profiled(p, s, 2 * s, "--start-paused")

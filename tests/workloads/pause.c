@@ -207,16 +207,16 @@ query(void)
 }
 
 static int
-bracket(int first_pause)
+bracket(const char *mode)
 {
-	if (first_pause)
+	if (mode[0] == 'b')
 		profrun_pause();
 	setup_work(seconds);
 	profrun_resume();
 	measured_work(seconds);
 	profrun_pause();
 	teardown_work(seconds);
-	printf("bracket done\n");
+	printf("%s done\n", mode);
 	return 0;
 }
 
@@ -228,7 +228,7 @@ main(int argc, char **argv)
 
 	seconds = arg_double(argc, argv, 2, 1.0);
 	if (strcmp(mode, "bracket") == 0 || strcmp(mode, "resume-only") == 0)
-		return bracket(mode[0] == 'b');
+		return bracket(mode);
 	if (strcmp(mode, "from-thread") == 0)
 		return from_thread();
 	if (strcmp(mode, "query") == 0)
