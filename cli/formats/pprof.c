@@ -457,6 +457,8 @@ stack_location(struct pprof *pp, size_t first, size_t last)
 	pb_uint(&b, LOCATION_MAPPING, m ? m->id : 0);
 	pb_uint(&b, LOCATION_ADDRESS, outer->addr + (m ? m->bias : 0));
 	for (size_t i = first; i <= last; i++) {
+		if (s->frames[i].fn >= s->nfns)
+			continue;
 		memset(&l, 0, sizeof(l));
 		pb_uint(&l, LINE_FUNCTION, stack_function(pp, &s->frames[i]));
 		pb_uint(&l, LINE_LINE, s->frames[i].line);
