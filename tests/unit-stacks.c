@@ -529,6 +529,34 @@ deep_stacks(struct report_stacks *s, size_t n)
 	s->samples = s->stacks = s->truncated = 7;
 }
 
+/* NT stacks of 24 frames each over 2000 functions, pseudo-random, 8
+ * samples each: a large profile for the page. */
+static void
+big_stacks(struct report_stacks *s, size_t nt)
+{
+	size_t nf = 2000, depth = 24, i, k;
+	uint64_t x = 88172645463325252ull;
+
+	deep_stacks(s, nf);
+	free(s->frames);
+	s->frames = calloc(nt * depth, sizeof(*s->frames));
+	s->traces = calloc(nt, sizeof(*s->traces));
+	for (i = 0; i < nt; i++) {
+		for (k = 0; k < depth; k++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			/* one root, a little more choice at each level */
+			s->frames[i * depth + depth - 1 - k].fn =
+				(uint32_t)(k * 80 + x % (1 + k / 3));
+		}
+		s->traces[i] = (struct stack_trace){(uint32_t)(i * depth),
+						    (uint32_t)depth, 0, 8};
+	}
+	s->nframes = nt * depth;
+	s->ntraces = nt;
+	s->samples = s->stacks = 8 * nt;
+	s->truncated = 0;
+}
+
 static void
 deep_fini(struct report_stacks *s)
 {
@@ -624,6 +652,10 @@ write_exports(const char *dir)
 	ret |= write_file(&r, "html", dir, "empty.html");
 	deep_stacks(&r.stacks, 1000);
 	ret |= write_file(&r, "html", dir, "deep.html");
+	deep_fini(&r.stacks);
+	big_stacks(&r.stacks, 50000);
+	ret |= write_file(&r, "html", dir, "big.html");
+	free(r.stacks.traces);
 	deep_fini(&r.stacks);
 	return ret ? 1 : 0;
 }

@@ -5,7 +5,9 @@
  * (root on top, one row per depth), draws it on a canvas (frames under
  * MINPX pixels wide are skipped with their subtrees), and after each
  * drawing lists the names drawn in <pre id="drawn"> and their number in
- * body's data-drawn-frames, which the tests read.
+ * body's data-drawn-frames, which the tests read (with data-matched, the
+ * samples a search matched; "#search=RE" in the address searches on
+ * load, "#zoom=NAME" zooms on NAME's first frame).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -153,7 +155,7 @@ static const char page_tail[] =
 	"\n"
 	"function resize() {\n"
 	"  var dpr = window.devicePixelRatio || 1;\n"
-	"  width = Math.max(200, $('wrap').clientWidth);\n"
+	"  width = Math.max(200, $('wrap').clientWidth - 24);\n"
 	"  canvas.width = Math.floor(width * dpr);\n"
 	"  canvas.height = Math.floor(ROWS * ROW * dpr);\n"
 	"  canvas.style.width = width + 'px';\n"
@@ -245,6 +247,12 @@ static const char page_tail[] =
 	"$('info').textContent = info + '.  Click a frame to zoom in (again to zoom out), Esc to reset; the search takes a regular expression.';\n"
 	"window.addEventListener('resize', resize);\n"
 	"resize();\n"
+	"var h = decodeURIComponent(location.hash);\n"
+	"if (h.indexOf('#search=') === 0) { $('search').value = h.slice(8); search(h.slice(8)); }\n"
+	"if (h.indexOf('#zoom=') === 0) {\n"
+	"  for (i = 1; i <= N && name(i) !== h.slice(6); i++);\n"
+	"  if (i <= N) { zoom = i; draw(); }\n"
+	"}\n"
 	"})();\n"
 	"</script>\n"
 	"</body>\n"

@@ -7,8 +7,9 @@
  * (each function's module), then "nodes", three numbers per node in
  * preorder: function * 2 + inlined, samples, depth (1 under the root).
  * Siblings are sorted by name, as flamegraph.pl sorts them; nodes below
- * HTML_MIN_SHARE of all samples are left out (and counted), and so many
- * more as keep the page under HTML_MAX_NODES nodes.  The page itself is
+ * HTML_MIN_SHARE of all samples are left out ("min": the least samples
+ * of a node written), and so many more as keep the page under
+ * HTML_MAX_NODES nodes.  The page itself is
  * html-page.c's.
  */
 #include <inttypes.h>
@@ -155,27 +156,39 @@ tree_next(const struct tree *t, uint32_t i, bool descend)
 	return UINT32_MAX;
 }
 
-static size_t
-tree_kept(const struct tree *t)
+static int
+cmp_desc(const void *a, const void *b)
 {
-	size_t n = 0;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
-	for (uint32_t i = tree_next(t, 0, true); i != UINT32_MAX;
-	     i = tree_next(t, i, true))
-		n++;
-	return n;
+	return (x < y) - (x > y);
 }
 
-/* The least value kept: HTML_MIN_SHARE of the samples, doubled until at
- * most HTML_MAX_NODES nodes are kept. */
-static void
+/* The least value kept: HTML_MIN_SHARE of the samples, or more when that
+ * would keep more than HTML_MAX_NODES nodes (a node's value is at most its
+ * parent's, so a threshold keeps whole paths from the root). */
+static int
 tree_prune(struct tree *t)
 {
+	uint64_t *v;
+	size_t n = 0, i;
+
 	t->min = (uint64_t)((double)t->v[0].value * HTML_MIN_SHARE);
 	if (t->min < 1)
 		t->min = 1;
-	while (tree_kept(t) > HTML_MAX_NODES)
-		t->min *= 2;
+	if (t->n - 1 <= HTML_MAX_NODES)
+		return 0;
+	if (!(v = malloc((t->n - 1) * sizeof(*v))))
+		return -1;
+	for (i = 1; i < t->n; i++)
+		if (t->v[i].value >= t->min)
+			v[n++] = t->v[i].value;
+	if (n > HTML_MAX_NODES) {
+		qsort(v, n, sizeof(*v), cmp_desc);
+		t->min = v[HTML_MAX_NODES] + 1;
+	}
+	free(v);
+	return 0;
 }
 
 static int
@@ -192,10 +205,7 @@ tree_build(struct tree *t, const struct report_stacks *s)
 	for (size_t i = 0; i < s->ntraces; i++)
 		if (tree_add(t, &s->traces[i]))
 			return -1;
-	if (tree_sort(t))
-		return -1;
-	tree_prune(t);
-	return 0;
+	return tree_sort(t) || tree_prune(t) ? -1 : 0;
 }
 
 static void
