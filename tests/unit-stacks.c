@@ -49,8 +49,18 @@ __attribute__((noinline, used)) void fx_leaf(void) FX_BODY;
 __attribute__((noinline, used)) void fx_rec(void) FX_BODY;
 __attribute__((noinline, used)) void fx_odd(void) FX_BODY;
 
-enum { F_MAIN, F_A, F_B, F_LEAF, F_HELPER, F_REC, F_ODD, F_MEMCPY, F_NONAME,
-       NFNS };
+enum {
+	F_MAIN,
+	F_A,
+	F_B,
+	F_LEAF,
+	F_HELPER,
+	F_REC,
+	F_ODD,
+	F_MEMCPY,
+	F_NONAME,
+	NFNS
+};
 
 static char exe[4096];
 static uint64_t bias;
@@ -77,8 +87,9 @@ static size_t nframes, ntraces;
 static void
 fn(int i, const char *name, void (*f)(void), const char *module, bool main)
 {
-	fns[i] = (struct stack_fn){(char *)module, (char *)name, (char *)name,
-				   f ? link_addr(f) : 0, main, SIZE_MAX};
+	fns[i] = (struct stack_fn){(char *)module, (char *)name,
+				   (char *)name,   f ? link_addr(f) : 0,
+				   main,	   SIZE_MAX};
 }
 
 /* A frame of function I at its entry + OFF (inlined: into the next). */
@@ -89,16 +100,15 @@ frame(int i, uint64_t off, bool inlined)
 	 * (only the helper, into the leaf, here) */
 	uint64_t base = fns[inlined ? F_LEAF : i].addr;
 
-	frames[nframes++] = (struct stack_frame){(uint32_t)i, inlined,
-						 base + off, NULL, 0};
+	frames[nframes++] =
+		(struct stack_frame){(uint32_t)i, inlined, base + off, NULL, 0};
 }
 
 static void
 trace(size_t first, uint64_t count)
 {
-	traces[ntraces++] = (struct stack_trace){(uint32_t)first,
-						 (uint32_t)(nframes - first), 0,
-						 count};
+	traces[ntraces++] = (struct stack_trace){
+		(uint32_t)first, (uint32_t)(nframes - first), 0, count};
 }
 
 /* main -> a -> leaf (helper inlined) 300, main -> b -> leaf 100, main ->
@@ -354,8 +364,8 @@ call_graph_by_inclusive(void)
 	o = render_json(&r);
 	g = get(o, "call_graph");
 	CHECK(g && json_object_array_length(g) == NFNS);
-	CHECK(strcmp(json_object_get_string(get(
-			     json_object_array_get_idx(g, 0), "name")),
+	CHECK(strcmp(json_object_get_string(
+			     get(json_object_array_get_idx(g, 0), "name")),
 		     "fx_main") == 0);
 	CHECK_EQ(json_object_get_int64(
 			 get(json_object_array_get_idx(g, 0), "inclusive")),
@@ -566,8 +576,8 @@ deep_fini(struct report_stacks *s)
 	free(s->frames);
 }
 
-static const char *const every_format[] = {"text", "json", "csv", "markdown",
-					   "folded", "html", "pprof", "gmon"};
+static const char *const every_format[] = {
+	"text", "json", "csv", "markdown", "folded", "html", "pprof", "gmon"};
 
 static int
 writers_take_empty_deep_and_broken_stacks(void)
@@ -592,7 +602,8 @@ writers_take_empty_deep_and_broken_stacks(void)
 	opts.call_graph = true;
 	for (i = 0; i < sizeof(every_format) / sizeof(*every_format); i++) {
 		opts.format = every_format[i];
-		if (strcmp(every_format[i], "text") && strcmp(every_format[i], "json"))
+		if (strcmp(every_format[i], "text") &&
+		    strcmp(every_format[i], "json"))
 			opts.call_graph = false;
 		text = render(&r, every_format[i]);
 		CHECK(text != NULL);
@@ -671,7 +682,8 @@ static const struct {
 	 views_refused_without_stacks_or_function},
 	{"inclusive-columns-only-with-stacks",
 	 inclusive_columns_only_with_stacks},
-	{"gmon-arcs-of-adjacent-main-frames", gmon_arcs_of_adjacent_main_frames},
+	{"gmon-arcs-of-adjacent-main-frames",
+	 gmon_arcs_of_adjacent_main_frames},
 	{"writers-take-empty-deep-and-broken-stacks",
 	 writers_take_empty_deep_and_broken_stacks},
 };

@@ -45,7 +45,7 @@ static const char report_usage_tail[] =
 	"  --main-only         only the main executables, as before shared\n"
 	"                      libraries were attributed: the samples outside\n"
 	"                      them stay counted in the header\n" CALLS_OPTIONS_HELP
-	CALL_GRAPH_HELP SYMBOL_OPTIONS_HELP
+		CALL_GRAPH_HELP SYMBOL_OPTIONS_HELP
 	"  -h, --help          show this help\n"
 	"\n"
 	"Debug information is found in the binary, through .gnu_debuglink and\n"
@@ -188,7 +188,8 @@ cmd_report(int argc, char **argv)
 			ret = parse_option(c, &opts);
 	}
 	if (ret < 0 && report_opts_calls(&opts) &&
-	    strcmp(opts.format, "text") != 0 && strcmp(opts.format, "json") != 0)
+	    strcmp(opts.format, "text") != 0 &&
+	    strcmp(opts.format, "json") != 0)
 		ret = opt_usage_error(
 			"report",
 			"--callers, --callees and --call-graph are views of the text and json formats, not",

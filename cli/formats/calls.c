@@ -38,7 +38,7 @@ int
 calls_check(const struct report *r)
 {
 	const struct report_opts *o = r->opts;
-	const char *opt = o->callers	 ? "--callers"
+	const char *opt = o->callers   ? "--callers"
 			  : o->callees ? "--callees"
 				       : "--call-graph";
 
@@ -83,8 +83,9 @@ text_call_rows(FILE *out, const struct report *r, const struct stack_graph *g,
 	size_t n, i, rows;
 	const struct stack_edge *e = stack_graph_calls(g, fn, callers, &n);
 
-	rows = r->opts->top > 0 && (size_t)r->opts->top < n ? (size_t)r->opts->top
-							   : n;
+	rows = r->opts->top > 0 && (size_t)r->opts->top < n
+		       ? (size_t)r->opts->top
+		       : n;
 	fprintf(out, "%7s %10s  %s\n", "%", "samples",
 		callers ? "caller" : "callee");
 	for (i = 0; i < rows; i++) {
@@ -112,7 +113,8 @@ text_calls_of(FILE *out, const struct report *r, const struct stack_graph *g,
 	fprintf(out, "\n%s of ", callers ? "callers" : "callees");
 	print_fn(out, g->s, fn);
 	fprintf(out,
-		": %" PRIu64 " samples with it on the stack (%.2f%% of the %" PRIu64
+		": %" PRIu64
+		" samples with it on the stack (%.2f%% of the %" PRIu64
 		" with a stack)\n",
 		g->inclusive[fn], share(g->inclusive[fn], g->total), g->total);
 	text_call_rows(out, r, g, fn, callers);
@@ -147,8 +149,8 @@ graph_calls(FILE *out, const struct stack_graph *g, const size_t *rank,
 	for (i = 0; i < n && i < GRAPH_CALLS_MAX; i++)
 		graph_call_line(out, g, rank, &e[i], fn, callers);
 	if (n > GRAPH_CALLS_MAX)
-		fprintf(out, "%-7s %7s %7s %10s %10s      ... %zu more %s\n", "",
-			"", "", "", "", n - GRAPH_CALLS_MAX,
+		fprintf(out, "%-7s %7s %7s %10s %10s      ... %zu more %s\n",
+			"", "", "", "", "", n - GRAPH_CALLS_MAX,
 			callers ? "callers" : "callees");
 }
 
@@ -163,8 +165,9 @@ text_call_graph(FILE *out, const struct report *r, const struct stack_graph *g)
 		fprintf(out, "\ncall graph: out of memory\n");
 		return;
 	}
-	rows = r->opts->top > 0 && (size_t)r->opts->top < n ? (size_t)r->opts->top
-							   : n;
+	rows = r->opts->top > 0 && (size_t)r->opts->top < n
+		       ? (size_t)r->opts->top
+		       : n;
 	fprintf(out,
 		"\ncall graph: %" PRIu64
 		" samples with a stack; each function, by total (samples with it on the stack), with its callers above and its callees below, each with the samples of the stacks through that call and their share of the function's total\n\n",
@@ -183,7 +186,8 @@ text_call_graph(FILE *out, const struct report *r, const struct stack_graph *g)
 		print_fn(out, g->s, fn);
 		fputc('\n', out);
 		graph_calls(out, g, rank, fn, false);
-		fprintf(out, "-----------------------------------------------\n");
+		fprintf(out,
+			"-----------------------------------------------\n");
 	}
 	if (rows < n)
 		fprintf(out, "... %zu more functions\n", n - rows);
@@ -365,7 +369,8 @@ report_json_calls(const struct report *r, json_object *o)
 		return;
 	if (opts->callers)
 		json_object_object_add(
-			o, "callers", json_calls_of(r, &g, opts->callers, true));
+			o, "callers",
+			json_calls_of(r, &g, opts->callers, true));
 	if (opts->callees)
 		json_object_object_add(
 			o, "callees",
@@ -406,13 +411,16 @@ calls_stacks(const struct report *r, struct report_stacks *tmp)
 	for (i = 0; i < l->n; i++) {
 		const struct func *f = &l->v[i];
 
-		tmp->fns[i] = (struct stack_fn){f->module, f->name, f->symbol,
-						f->addr, flat_is_main(r, f->module),
+		tmp->fns[i] = (struct stack_fn){f->module,
+						f->name,
+						f->symbol,
+						f->addr,
+						flat_is_main(r, f->module),
 						i};
 		tmp->frames[i] = (struct stack_frame){.fn = (uint32_t)i,
 						      .addr = f->addr};
-		tmp->traces[i] = (struct stack_trace){(uint32_t)i, 1, 0,
-						      f->samples};
+		tmp->traces[i] =
+			(struct stack_trace){(uint32_t)i, 1, 0, f->samples};
 		tmp->stacks += f->samples;
 	}
 	tmp->nfns = tmp->nframes = tmp->ntraces = l->n;

@@ -73,7 +73,8 @@ trace_line(struct line *l, const struct report_stacks *s,
 	l->n = 0;
 	line_put(l, "", 0);
 	if (t->first > s->nframes || s->nframes - t->first < n)
-		n = t->first > s->nframes ? 0 : (uint32_t)(s->nframes - t->first);
+		n = t->first > s->nframes ? 0
+					  : (uint32_t)(s->nframes - t->first);
 	for (i = n; i-- > 0;) {
 		const struct stack_frame *f = &s->frames[t->first + i];
 
@@ -111,7 +112,7 @@ add_line(struct strmap *m, struct folded *v, size_t *n, const struct line *l,
 		return -1;
 	if (!slot->value) {
 		v[*n] = (struct folded){slot->key, 0};
-		slot->value = (void *)(uintptr_t)++*n;
+		slot->value = (void *)(uintptr_t)++ * n;
 	}
 	v[(uintptr_t)slot->value - 1].count += count;
 	return 0;

@@ -70,8 +70,8 @@ trace_arcs(struct arcs *a, const struct report_stacks *s, size_t t,
 		    in_exe(s, &s->frames[callee], exe)) {
 			const struct stack_frame *c = &s->frames[callee];
 			uint64_t entry = s->fns[c->fn].addr;
-			struct arc x = {s->frames[last].addr, entry ? entry : c->addr,
-					t, tr->count};
+			struct arc x = {s->frames[last].addr,
+					entry ? entry : c->addr, t, tr->count};
 
 			if (arc_add(a, &x))
 				return -1;

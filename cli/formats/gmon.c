@@ -136,4 +136,5 @@ export_gmon(const struct report *r, FILE *out)
 	return ret;
 }
 
-REPORT_FORMAT(gmon, "gmon.out for 'gprof -p BINARY FILE' (-q with -g)", export_gmon, true);
+REPORT_FORMAT(gmon, "gmon.out for 'gprof -p BINARY FILE' (-q with -g)",
+	      export_gmon, true);

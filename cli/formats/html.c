@@ -53,13 +53,18 @@ tree_child(struct tree *t, uint32_t parent, uint64_t key)
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? 2 * t->cap : 1024;
 
-		if (cap > UINT32_MAX / 2 || !(v = realloc(t->v, cap * sizeof(*v))))
+		if (cap > UINT32_MAX / 2 ||
+		    !(v = realloc(t->v, cap * sizeof(*v))))
 			return UINT32_MAX;
 		t->v = v;
 		t->cap = cap;
 	}
-	t->v[t->n] = (struct node){key, 0, parent, UINT32_MAX,
-				   t->v[parent].child, t->v[parent].depth + 1};
+	t->v[t->n] = (struct node){key,
+				   0,
+				   parent,
+				   UINT32_MAX,
+				   t->v[parent].child,
+				   t->v[parent].depth + 1};
 	t->v[parent].child = (uint32_t)t->n;
 	*slot = ++t->n;
 	return (uint32_t)(t->n - 1);
@@ -250,7 +255,8 @@ write_modules(FILE *out, const struct report_stacks *s)
 		if (!slot->value) {
 			slot->value = (void *)(uintptr_t)++n;
 			fputs(n > 1 ? "," : "", out);
-			html_json_string(out, mod[0] ? module_display(mod) : "");
+			html_json_string(out,
+					 mod[0] ? module_display(mod) : "");
 		}
 		of[i] = (long)(uintptr_t)slot->value - 1;
 		if (s->fns[i].main)
@@ -325,5 +331,5 @@ report_html(const struct report *r, FILE *out)
 	return ret;
 }
 
-REPORT_FORMAT(html, "an interactive flame graph page (one file)",
-	      report_html, false);
+REPORT_FORMAT(html, "an interactive flame graph page (one file)", report_html,
+	      false);

@@ -203,11 +203,10 @@ json_process(const struct report *r, const struct proc *pr)
 	if (p->has_threads)
 		json_object_object_add(o, "threads", json_threads(p));
 	if (r->opts->by_process)
-		json_object_object_add(o, "functions",
-				       json_functions(&pr->funcs,
-						      p->main + p->outside,
-						      r->opts->top,
-						      r->stacks.present));
+		json_object_object_add(
+			o, "functions",
+			json_functions(&pr->funcs, p->main + p->outside,
+				       r->opts->top, r->stacks.present));
 	if (r->opts->by_process && r->opts->lines)
 		json_object_object_add(o, "lines",
 				       json_lines(&pr->lines,
@@ -316,10 +315,9 @@ json_report(const struct report *r)
 		json_object_array_add(procs, json_process(r, &r->procs[i]));
 	json_object_object_add(o, "processes", procs);
 	json_object_object_add(o, "executables", json_executables(r));
-	json_object_object_add(
-		o, "functions",
-		json_functions(&r->funcs, r->total, r->opts->top,
-			       r->stacks.present));
+	json_object_object_add(o, "functions",
+			       json_functions(&r->funcs, r->total, r->opts->top,
+					      r->stacks.present));
 	if (r->opts->lines)
 		json_object_object_add(
 			o, "lines",

@@ -86,9 +86,9 @@ struct pprof {
 	struct map_ref {
 		const char *file;
 		uint64_t id, bias;
-	} *maps;
+	} * maps;
 	size_t nmaps;
-	uint64_t next_map; /* id of the next mapping */
+	uint64_t next_map;   /* id of the next mapping */
 	struct strmap lkeys; /* with stacks: "fn:address" -> location id */
 	bool *fn_done;	     /* with stacks: function fn + 1 written */
 	uint64_t *ids;	     /* one sample's location ids */
@@ -277,8 +277,9 @@ image_map(const struct image *im)
 static struct map
 lib_map(const struct lib *l)
 {
-	return (struct map){l->obj.name,      l->obj.build_id, l->start - l->bias,
-			    l->end - l->bias, l->bias,	       !l->obj.image};
+	return (struct map){
+		l->obj.name,	  l->obj.build_id, l->start - l->bias,
+		l->end - l->bias, l->bias,	   !l->obj.image};
 }
 
 /* One location and sample per sampled bucket of IM.  symbolize() emits
@@ -393,9 +394,12 @@ stack_mapping(struct pprof *pp, const char *module)
 		for (k = 0; k < r->procs[i].p->nmodules; k++) {
 			const struct profile_module *m =
 				&r->procs[i].p->modules[k];
-			struct map mm = {m->path,	       m->build_id,
-					 m->start - m->bias, m->end - m->bias,
-					 m->bias,	       true};
+			struct map mm = {m->path,
+					 m->build_id,
+					 m->start - m->bias,
+					 m->end - m->bias,
+					 m->bias,
+					 true};
 
 			if (strcmp(m->path, module) != 0)
 				continue;
@@ -451,9 +455,8 @@ stack_location(struct pprof *pp, size_t first, size_t last)
 	if (slot->value)
 		return (uint64_t)(uintptr_t)slot->value;
 	slot->value = (void *)(uintptr_t)++pp->nlocations;
-	m = stack_mapping(pp, s->fns[outer->fn].module
-				      ? s->fns[outer->fn].module
-				      : "");
+	m = stack_mapping(
+		pp, s->fns[outer->fn].module ? s->fns[outer->fn].module : "");
 	pb_uint(&b, LOCATION_ID, pp->nlocations);
 	pb_uint(&b, LOCATION_MAPPING, m ? m->id : 0);
 	pb_uint(&b, LOCATION_ADDRESS, outer->addr + (m ? m->bias : 0));
@@ -504,9 +507,9 @@ stack_sample(struct pprof *pp, const struct stack_trace *t)
 	size_t i, last, n = 0, end;
 	uint64_t *ids;
 
-	end = t->first >= s->nframes ? t->first
+	end = t->first >= s->nframes	     ? t->first
 	      : s->nframes - t->first < t->n ? s->nframes
-					      : (size_t)t->first + t->n;
+					     : (size_t)t->first + t->n;
 	if (end > t->first && end - t->first > pp->nids) {
 		ids = realloc(pp->ids, (end - t->first) * sizeof(*ids));
 		if (!ids) {

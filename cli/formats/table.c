@@ -16,8 +16,8 @@ extern const struct report_format format_text, format_json, format_csv,
 	format_markdown, format_gmon, format_pprof, format_folded, format_html;
 
 static const struct report_format *const formats[] = {
-	&format_text,  &format_json,   &format_csv,	&format_markdown,
-	&format_gmon,  &format_pprof,  &format_folded, &format_html,
+	&format_text, &format_json,  &format_csv,    &format_markdown,
+	&format_gmon, &format_pprof, &format_folded, &format_html,
 };
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))

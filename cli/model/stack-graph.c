@@ -41,8 +41,8 @@ count_edge(struct stack_graph *g, struct collect *c, uint32_t caller,
 		if (c->n == c->cap) {
 			size_t cap = c->cap ? 2 * c->cap : 256;
 			struct stack_edge *v = realloc(c->v, cap * sizeof(*v));
-			size_t *st = v ? realloc(c->stamp, cap * sizeof(*st))
-				       : NULL;
+			size_t *st =
+				v ? realloc(c->stamp, cap * sizeof(*st)) : NULL;
 
 			if (v)
 				c->v = v;
