@@ -16,6 +16,7 @@
 
 #include "calls.h"
 #include "formats.h"
+#include "stack-graph.h"
 
 struct line {
 	char *d;
@@ -68,15 +69,13 @@ static void
 trace_line(struct line *l, const struct report_stacks *s,
 	   const struct stack_trace *t)
 {
-	uint32_t i, n = t->n;
+	size_t first, i;
 
 	l->n = 0;
 	line_put(l, "", 0);
-	if (t->first > s->nframes || s->nframes - t->first < n)
-		n = t->first > s->nframes ? 0
-					  : (uint32_t)(s->nframes - t->first);
-	for (i = n; i-- > 0;) {
-		const struct stack_frame *f = &s->frames[t->first + i];
+	stack_trace_span(s, t, &first, &i);
+	for (; i-- > first;) {
+		const struct stack_frame *f = &s->frames[i];
 
 		if (l->n > 0)
 			line_put(l, ";", 1);
@@ -84,7 +83,7 @@ trace_line(struct line *l, const struct report_stacks *s,
 		if (f->inlined)
 			line_put(l, "_[i]", 4);
 	}
-	if (n == 0)
+	if (l->n == 0)
 		line_name(l, NULL);
 }
 

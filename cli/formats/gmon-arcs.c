@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "gmon.h"
+#include "stack-graph.h"
 
 struct arc {
 	uint64_t from, self;
@@ -61,10 +62,8 @@ trace_arcs(struct arcs *a, const struct report_stacks *s, size_t t,
 	const struct stack_trace *tr = &s->traces[t];
 	size_t i, end, callee = SIZE_MAX, last;
 
-	if (tr->first >= s->nframes)
-		return 0;
-	end = s->nframes - tr->first < tr->n ? s->nframes : tr->first + tr->n;
-	for (i = tr->first; i < end; i = last + 1) {
+	stack_trace_span(s, tr, &i, &end);
+	for (; i < end; i = last + 1) {
 		last = physical_end(s, i, end);
 		if (callee != SIZE_MAX && in_exe(s, &s->frames[last], exe) &&
 		    in_exe(s, &s->frames[callee], exe)) {

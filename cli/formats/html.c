@@ -20,6 +20,7 @@
 #include "calls.h"
 #include "formats.h"
 #include "html.h"
+#include "stack-graph.h"
 #include "u64map.h"
 
 #define HTML_MIN_SHARE 1e-5
@@ -75,15 +76,13 @@ static int
 tree_add(struct tree *t, const struct stack_trace *tr)
 {
 	const struct report_stacks *s = t->s;
-	uint32_t node = 0, i, n = tr->n;
+	uint32_t node = 0;
+	size_t first, i;
 
-	if (tr->first > s->nframes)
-		n = 0;
-	else if (s->nframes - tr->first < n)
-		n = (uint32_t)(s->nframes - tr->first);
+	stack_trace_span(s, tr, &first, &i);
 	t->v[0].value += tr->count;
-	for (i = n; i-- > 0;) {
-		const struct stack_frame *f = &s->frames[tr->first + i];
+	for (; i-- > first;) {
+		const struct stack_frame *f = &s->frames[i];
 
 		if (f->fn >= s->nfns)
 			continue;

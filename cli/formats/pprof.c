@@ -35,6 +35,7 @@
 #include "image.h"
 #include "outside.h"
 #include "pprof-encode.h"
+#include "stack-graph.h"
 #include "strmap.h"
 
 /* profile.proto field numbers */
@@ -504,22 +505,20 @@ static void
 stack_sample(struct pprof *pp, const struct stack_trace *t)
 {
 	const struct report_stacks *s = &pp->r->stacks;
-	size_t i, last, n = 0, end;
+	size_t first, i, last, n = 0, end;
 	uint64_t *ids;
 
-	end = t->first >= s->nframes	     ? t->first
-	      : s->nframes - t->first < t->n ? s->nframes
-					     : (size_t)t->first + t->n;
-	if (end > t->first && end - t->first > pp->nids) {
-		ids = realloc(pp->ids, (end - t->first) * sizeof(*ids));
+	stack_trace_span(s, t, &first, &end);
+	if (end - first > pp->nids) {
+		ids = realloc(pp->ids, (end - first) * sizeof(*ids));
 		if (!ids) {
 			pp->err = -1;
 			return;
 		}
 		pp->ids = ids;
-		pp->nids = end - t->first;
+		pp->nids = end - first;
 	}
-	for (i = t->first; i < end && pp->err == 0; i = last + 1) {
+	for (i = first; i < end && pp->err == 0; i = last + 1) {
 		for (last = i; last + 1 < end && s->frames[last].inlined;)
 			last++;
 		if (s->frames[last].fn < s->nfns)

@@ -63,15 +63,12 @@ count_edge(struct stack_graph *g, struct collect *c, uint32_t caller,
 	return 0;
 }
 
-/* The frames of trace T that name a known function: [*first, *end). */
-static void
-trace_frames(const struct report_stacks *s, size_t t, size_t *first,
-	     size_t *end)
+void
+stack_trace_span(const struct report_stacks *s, const struct stack_trace *t,
+		 size_t *first, size_t *end)
 {
-	const struct stack_trace *tr = &s->traces[t];
-
-	*first = tr->first < s->nframes ? tr->first : s->nframes;
-	*end = s->nframes - *first < tr->n ? s->nframes : *first + tr->n;
+	*first = t->first < s->nframes ? t->first : s->nframes;
+	*end = s->nframes - *first < t->n ? s->nframes : *first + t->n;
 }
 
 static int
@@ -82,7 +79,7 @@ add_trace(struct stack_graph *g, struct collect *c, size_t t)
 	size_t first, end, i;
 	uint32_t fn, prev = UINT32_MAX;
 
-	trace_frames(s, t, &first, &end);
+	stack_trace_span(s, &s->traces[t], &first, &end);
 	for (i = first; i < end; i++) {
 		fn = s->frames[i].fn;
 		if (fn >= s->nfns)

@@ -45,6 +45,11 @@ const struct stack_edge *stack_graph_calls(const struct stack_graph *g,
 					   uint32_t fn, bool callers,
 					   size_t *n);
 
+/* The frames of trace T within S's frames: [*FIRST, *END), leaf first
+ * (a trace that claims more frames than S holds is cut to them). */
+void stack_trace_span(const struct report_stacks *s,
+		      const struct stack_trace *t, size_t *first, size_t *end);
+
 /* Samples of all stacks of S (S->stacks, or the traces' sum when that is
  * not filled in). */
 uint64_t stacks_total(const struct report_stacks *s);
