@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "diff.h"
 #include "formats.h"
 #include "stack-graph.h"
 #include "unit-check.h"
@@ -629,6 +630,60 @@ writers_take_empty_deep_and_broken_stacks(void)
 	CHECK_DONE();
 }
 
+/* The JSON report of R into PATH. */
+static void
+json_file(const struct report *r, const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	CHECK(f && report_write(r, "json", f) == 0);
+	if (f)
+		fclose(f);
+}
+
+static int
+diff_inclusive_compares_total_shares(void)
+{
+	char base[] = "/tmp/unit-stacks-XXXXXX", a[64], b[64];
+	struct diff_opts o = {.format = "text",
+			      .threshold = 1,
+			      .confidence = 99,
+			      .inclusive = true};
+	struct diff d = {.opts = &o};
+	struct report r;
+	size_t i;
+
+	CHECK(mkdtemp(base) != NULL);
+	snprintf(a, sizeof(a), "%s/a.json", base);
+	snprintf(b, sizeof(b), "%s/b.json", base);
+	build_report(&r);
+	json_file(&r, a);
+	/* NEW: fx_main's inclusive share falls from 100% to 50% while its
+	 * self share stays 0 */
+	funcs[2].inclusive = 250;
+	json_file(&r, b);
+	CHECK(diff_side_load(&d.base, a, &o) == 0);
+	CHECK(diff_side_load(&d.new, b, &o) == 0);
+	CHECK(diff_compute(&d) == 0);
+	for (i = 0; i < d.nrows; i++)
+		if (strcmp(d.rows[i].name, "fx_main") == 0) {
+			CHECK(d.rows[i].base_pct == 100.0);
+			CHECK(d.rows[i].new_pct == 50.0);
+			CHECK(d.rows[i].status == DIFF_IMPROVEMENT);
+		}
+	CHECK_EQ(d.improvements, 1);
+	diff_fini(&d);
+	/* a report without stacks has no inclusive counts */
+	r.stacks.present = false;
+	json_file(&r, b);
+	d = (struct diff){.opts = &o};
+	CHECK(diff_side_load(&d.new, b, &o) != 0);
+	unlink(a);
+	unlink(b);
+	rmdir(base);
+	CHECK_DONE();
+}
+
 /* ----------------------------------------------------------- exports */
 
 static int
@@ -686,6 +741,8 @@ static const struct {
 	 gmon_arcs_of_adjacent_main_frames},
 	{"writers-take-empty-deep-and-broken-stacks",
 	 writers_take_empty_deep_and_broken_stacks},
+	{"diff-inclusive-compares-total-shares",
+	 diff_inclusive_compares_total_shares},
 };
 
 int
