@@ -18,7 +18,7 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
 import e2e  # noqa: E402
 import e2e_ci  # noqa: E402  (protoc decoding)
 from e2e import expect, run  # noqa: E402
