@@ -13,7 +13,9 @@ _profrun_subcommands()
 }
 
 # The options of `profrun [SUBCOMMAND] --help`, one a line; an option
-# written --name=VALUE there is offered as "--name=".
+# written --name=VALUE there is offered as "--name=".  With a third
+# argument "argument", only the options written with a separate argument
+# ("-o, --output PATH").
 _profrun_options()
 {
 	local line tag word
@@ -21,6 +23,7 @@ _profrun_options()
 		while IFS= read -r line; do
 			[[ $line =~ ^\ {2,8}(-[^ ].*) ]] || continue
 			tag=${BASH_REMATCH[1]%%  *}
+			[[ ${3-} == argument && ${tag##* } == -* ]] && continue
 			for word in ${tag//,/ }; do
 				case $word in
 				--*=*) printf '%s\n' "${word%%=*}=" ;;
@@ -67,6 +70,12 @@ _profrun_option_argument()
 		;;
 	-F | --freq | --top | --tid | --pid | --module | --threshold | --confidence)
 		;; # a number or a name: nothing to offer
+	-*)
+		# any other option --help shows with an argument: a file
+		[[ $'\n'$(_profrun_options "${words[0]}" "$sub" argument)$'\n' == *$'\n'"$prev"$'\n'* ]] ||
+			return 1
+		_filedir
+		;;
 	*)
 		return 1
 		;;
@@ -78,7 +87,8 @@ _profrun_option_argument()
 # PROGRAM's own completion; the subcommands beside the programs first.
 _profrun_run()
 {
-	local i word
+	local i word with_argument
+	with_argument=$'\n'$(_profrun_options "${words[0]}" "" argument)$'\n'
 	for ((i = 1; i < cword; i++)); do
 		word=${words[i]}
 		case $word in
@@ -86,10 +96,9 @@ _profrun_run()
 			_command_offset $((i + 1))
 			return
 			;;
-		-o | --output | -F | --freq | --top | --format)
-			((i++))
+		-*)
+			[[ $with_argument == *$'\n'"$word"$'\n'* ]] && ((i++))
 			;;
-		-*) ;;
 		*)
 			_command_offset $i
 			return
@@ -102,7 +111,7 @@ _profrun_run()
 		COMPREPLY=($(compgen -W "$(_profrun_options "${words[0]}")" -- "$cur"))
 		return
 	fi
-	_command_offset $cword
+	_command_offset "$cword"
 	if ((cword == 1)); then
 		COMPREPLY+=($(compgen -W "$(_profrun_subcommands "${words[0]}")" -- "$cur"))
 	fi

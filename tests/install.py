@@ -338,8 +338,13 @@ def bash_completion_offers_subcommands_options_and_formats(tmp):
 
     expect("true" in complete("profrun -q -o x.prof -- tru"), "no program after --")
     expect("true" in complete("profrun -F 100 tru"), "no program after the options")
-    expect("--quiet" in complete("profrun -F 100 -o x.prof --top 5 --format json --"),
-           "an option's argument taken for the program")
+    for tag in help_tags(top):
+        words = tag.replace(",", " ").split()
+        if "=" in tag or words[-1].startswith("-"):
+            continue  # takes no separate argument
+        for option in words[:-1]:
+            expect("--quiet" in complete(f"profrun {option} x -"),
+                   f"profrun {option} x -<TAB>: the argument of {option} taken for the program")
     after = complete("profrun ./prog --f", cwd=work)
     expect("--format" not in after and "--freq" not in after,
            f"profrun's options offered for the program's arguments: {after}")
