@@ -3,7 +3,7 @@
 #
 # Subcommands and options are read from profrun's own --help, so they are
 # never out of date; what takes which kind of argument (a format, a
-# profile, a directory) is known here.  tests/install.py checks both.
+# profile, a directory) is known here.  tests/install/install.py checks both.
 
 # The subcommands listed by `profrun --help`.
 _profrun_subcommands()
@@ -33,11 +33,15 @@ _profrun_options()
 		done
 }
 
-# The formats --format takes, for SUBCOMMAND ("" for a run).
+# The formats --format takes, for SUBCOMMAND ("" for a run) of PROFRUN:
+# report's from the table in its --help.
 _profrun_formats()
 {
 	case $1 in
-	report) echo text json csv markdown gmon pprof ;;
+	report)
+		LC_ALL=C "$2" report --help 2>/dev/null |
+			sed -n 's/^ \{24\}\([a-z][a-z0-9-]*\)  .*/\1/p'
+		;;
 	diff) echo text markdown json ;;
 	*) echo text json ;;
 	esac
@@ -50,7 +54,7 @@ _profrun_option_argument()
 	local sub=$1 prev=$2
 	case $prev in
 	--format)
-		COMPREPLY=($(compgen -W "$(_profrun_formats "$sub")" -- "$cur"))
+		COMPREPLY=($(compgen -W "$(_profrun_formats "$sub" "${words[0]}")" -- "$cur"))
 		;;
 	--fail-on)
 		COMPREPLY=($(compgen -W 'regression any none' -- "$cur"))
@@ -68,7 +72,8 @@ _profrun_option_argument()
 		*) _filedir ;;
 		esac
 		;;
-	-F | --freq | --top | --tid | --pid | --module | --threshold | --confidence)
+	-F | --freq | --top | --tid | --pid | --module | --threshold | --confidence | \
+		--stack-size | --stack-samples | --callers | --callees)
 		;; # a number or a name: nothing to offer
 	-*)
 		# any other option --help shows with an argument: a file

@@ -38,6 +38,21 @@ check_accepted(const struct profile *p)
 	(void)profile_state_text(p);
 }
 
+/* Every committed stack handed out stays inside its slot. */
+static int
+check_stack(void *ctx, const struct profile_stack *s)
+{
+	const struct profile *p = ctx;
+
+	fuzz_assert(s->size <= p->stacks.stack_max, "stack larger than a slot");
+	fuzz_assert(s->count > 0, "stack with no count");
+	if (s->size > 0)
+		fuzz_assert(s->data[0] == s->data[0] &&
+				    s->data[s->size - 1] == s->data[s->size - 1],
+			    "stack bytes");
+	return 0;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -47,6 +62,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	err[0] = '\0';
 	if (profile_parse(data, size, &p, err, sizeof(err)) == 0) {
 		check_accepted(&p);
+		if (p.has_stacks)
+			fuzz_assert(profile_stacks_each(&p, check_stack, &p,
+							err, sizeof(err)) == 0,
+				    "stacks of a parsed profile unreadable");
 		profile_fini(&p);
 	} else {
 		fuzz_assert(err[0] != '\0', "refused without a reason");

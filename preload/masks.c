@@ -370,6 +370,7 @@ trampoline(void *p)
 	t_prof_blocked = s.prof_blocked;
 	if (virtualizing()) {
 		adopt_real_mask(); /* pthread_attr_setsigmask_np */
+		stacks_thread_start();
 		threads_register_self(false);
 		if (have_end_key)
 			pthread_setspecific(end_key, &end_key);

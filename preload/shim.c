@@ -31,9 +31,14 @@ static struct {
 	const char *output; /* run directory */
 	uint32_t freq;	    /* Hz */
 	bool quiet;
-} cfg = {.freq = SHIM_DEFAULT_FREQ};
+	bool stacks;		/* copy call stacks */
+	uint32_t stack_size;	/* bytes per stack */
+	uint32_t stack_samples; /* stacks kept per image */
+} cfg = {.freq = SHIM_DEFAULT_FREQ,
+	 .stack_size = SHIM_DEFAULT_STACK,
+	 .stack_samples = SHIM_DEFAULT_SLOTS};
 
-enum setting_kind { SET_STRING, SET_FREQ, SET_BOOL };
+enum setting_kind { SET_STRING, SET_FREQ, SET_BOOL, SET_STACK, SET_SLOTS };
 
 static const struct setting {
 	const char *name;
@@ -44,6 +49,9 @@ static const struct setting {
 	{"PROFRUN_QUIET", SET_BOOL, &cfg.quiet},
 	{"PROFRUN_OUTPUT", SET_STRING, &cfg.output},
 	{"PROFRUN_FREQ", SET_FREQ, &cfg.freq},
+	{"PROFRUN_STACKS", SET_BOOL, &cfg.stacks},
+	{"PROFRUN_STACK_SIZE", SET_STACK, &cfg.stack_size},
+	{"PROFRUN_STACK_SAMPLES", SET_SLOTS, &cfg.stack_samples},
 };
 
 /* ---------------------------------------------------------------- state */
@@ -175,6 +183,20 @@ apply_setting(const struct setting *s, const char *value)
 		else
 			*(uint32_t *)s->dst = (uint32_t)v;
 		break;
+	case SET_STACK:
+	case SET_SLOTS:
+		errno = 0;
+		v = strtoul(value, &end, 10);
+		if (errno || end == value || *end || value[0] == '-' ||
+		    v < (s->kind == SET_STACK ? 64 : 1) ||
+		    v > (s->kind == SET_STACK ? SHIM_MAX_STACK
+					      : SHIM_MAX_SLOTS))
+			shim_warn(s->kind == SET_STACK
+					  ? "PROFRUN_STACK_SIZE is not a size in 64..65536 bytes; using 8192"
+					  : "PROFRUN_STACK_SAMPLES is not a count in 1..1048576; using 2048");
+		else
+			*(uint32_t *)s->dst = (uint32_t)v;
+		break;
 	}
 }
 
@@ -276,7 +298,7 @@ profile_open(pid_t pid, pid_t ppid, const struct profrun_header *from)
 		return dfd;
 	}
 	writer_layout(&g.layout, strlen(g.tgt.exe), g.tgt.nbuckets,
-		      g.vdso_size);
+		      g.vdso_size, stacks_area_size());
 	r = writer_create_member(dfd, pid, g.layout.file_size, &base, NULL);
 	close(dfd);
 	if (r == -EFBIG) {
@@ -295,6 +317,7 @@ profile_open(pid_t pid, pid_t ppid, const struct profrun_header *from)
 	else
 		modules_attach(g.hdr);
 	g.owner = pid;
+	stacks_attach(g.hdr, g.layout.stacks_off);
 	threads_attach(g.hdr);
 	threads_register_self(true);
 	r = timer_start(&g.col, cfg.freq);
@@ -436,6 +459,7 @@ on_fork_child(void)
 
 	timer_fork_child();
 	threads_fork_child();
+	stacks_fork_child();
 	g.state = SHIM_OFF;
 	if (was == SHIM_ON && fork_from_owner) {
 		if (profile_open(getpid(), g.owner, old) < 0)
@@ -522,6 +546,8 @@ startup(void)
 	if (resolve_output() < 0)
 		return;
 	g.vdso_size = modules_vdso_size();
+	stacks_configure(cfg.stacks ? cfg.stack_size : 0, cfg.stack_samples);
+	stacks_thread_start();
 	if (threads_init() < 0)
 		return;
 	profile_open(getpid(), getppid(), NULL);

@@ -10,6 +10,7 @@
  *   dl.c      dlopen/dlmopen/dlclose hooks that rescan the objects
  *   threads.c a CPU-time timer per thread, and per-thread records
  *   masks.c   pthread_create, and the signal masks as the program sees them
+ *   stacks.c  call stacks: registers and stack copied per sample (-g)
  *   collect.h pure bucket, carry and PC-table arithmetic of the handler
  *
  * Every function states whether it is async-signal-safe.  Functions return
@@ -32,6 +33,10 @@
 #define SHIM_DEFAULT_FREQ   100u    /* profil()'s own rate (USER_HZ) */
 #define SHIM_MAX_FREQ	    100000u /* as the CLI: far above any kernel tick */
 #define SHIM_NOTE_MAX	    256u    /* bytes reserved for the note string */
+#define SHIM_DEFAULT_STACK  8192u   /* stack bytes copied per sample (-g) */
+#define SHIM_MAX_STACK	    65536u  /* at most */
+#define SHIM_DEFAULT_SLOTS  2048u   /* stacks kept per process image */
+#define SHIM_MAX_SLOTS	    1048576u
 #define SHIM_DEFAULT_OUTPUT "profrun.prof"
 
 /* ---------------------------------------------------------------- real_<fn>
@@ -195,6 +200,8 @@ struct layout {
 	uint32_t vdso_size;
 	uint64_t threads_off;
 	uint64_t regions_off;
+	uint64_t stacks_off; /* 0 when no stacks are recorded */
+	uint64_t stacks_size;
 	uint64_t file_size;
 };
 
@@ -208,10 +215,10 @@ struct proc_info {
 };
 
 /* Compute the member file layout for an exe path of EXE_LEN bytes (without
- * NUL), NBUCKETS counters and a vdso image of VDSO_SIZE bytes (0: none).
- * Pure, async-signal-safe. */
+ * NUL), NBUCKETS counters, a vdso image of VDSO_SIZE bytes (0: none) and a
+ * stack area of STACKS_SIZE bytes (0: none).  Pure, async-signal-safe. */
 void writer_layout(struct layout *l, size_t exe_len, uint64_t nbuckets,
-		   uint32_t vdso_size);
+		   uint32_t vdso_size, uint64_t stacks_size);
 
 /* Initialize a zero-filled member image BASE (l->file_size bytes): header,
  * exe path; the tables, histogram, module records and vdso image stay
@@ -361,5 +368,29 @@ void masks_set_view_blocked(bool blocked);
  * it: hold it pending for the program (sigpending shows it) and apply its
  * action when the view unblocks SIGPROF.  Async-signal-safe. */
 void masks_hold_foreign(void);
+
+/* ---------------------------------------------------------------- stacks.c */
+/* Record stacks of up to STACK_MAX bytes into SLOT_COUNT slots (0: no
+ * stacks).  Not async-signal-safe; call once, before any member exists. */
+void stacks_configure(uint32_t stack_max, uint32_t slot_count);
+
+/* Bytes of the stack area a member needs, 0 when stacks are off.  Pure,
+ * async-signal-safe. */
+uint64_t stacks_area_size(void);
+
+/* Record stacks into the area at offset OFF of the member H from now on
+ * (0: none).  Async-signal-safe. */
+void stacks_attach(struct profrun_header *h, uint64_t off);
+
+/* The calling thread starts: note its stack's bounds.  Not
+ * async-signal-safe (pthread_getattr_np). */
+void stacks_thread_start(void);
+
+/* In a fork child: draw a sequence of its own.  Async-signal-safe. */
+void stacks_fork_child(void);
+
+/* In the handler: the interrupted context CTX, standing for COUNT samples,
+ * in module generation GEN.  Async-signal-safe. */
+void stacks_record(void *ctx, uint32_t count, uint32_t gen);
 
 #endif /* PROFRUN_SHIM_H */

@@ -127,8 +127,12 @@ on_sigprof(int sig, siginfo_t *si, void *uc)
 	n = threads_keep(n);
 	for (uint64_t i = 0; i < n; i++)
 		count_one(sig, si, uc);
-	if (active.hdr != NULL && n > 0)
+	if (active.hdr != NULL && n > 0) {
 		threads_count_samples(n);
+		stacks_record(uc, (uint32_t)n,
+			      __atomic_load_n(&active.hdr->mod_generation,
+					      __ATOMIC_RELAXED));
+	}
 	__atomic_sub_fetch(&inflight, 1, __ATOMIC_RELEASE);
 	errno = saved;
 }

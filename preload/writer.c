@@ -12,7 +12,9 @@
  *   vdso_off     the vdso's image (vdso_size bytes, 8-byte aligned)
  *   threads_off  struct profrun_thread[PROFRUN_THREAD_SLOTS] (64-byte aligned)
  *   regions_off  struct profrun_region[PROFRUN_REGION_SLOTS]: the list of
- *                every region above, by kind
+ *                every region, by kind
+ *   stacks_off   struct profrun_stacks, then its slots (with -g only; found
+ *                through the list alone)                     (64-byte aligned)
  *
  * exe_off and note_off are absolute file offsets into the string area (so 0
  * can mean "no note").  Files are created O_EXCL|O_NOFOLLOW, mode 0644,
@@ -38,7 +40,7 @@
 /* Pure, async-signal-safe. */
 void
 writer_layout(struct layout *l, size_t exe_len, uint64_t nbuckets,
-	      uint32_t vdso_size)
+	      uint32_t vdso_size, uint64_t stacks_size)
 {
 	l->strings_off = PROFRUN_HEADER_SIZE;
 	l->strings_size = (uint32_t)ALIGN_UP(exe_len + 1 + SHIM_NOTE_MAX, 8);
@@ -65,6 +67,10 @@ writer_layout(struct layout *l, size_t exe_len, uint64_t nbuckets,
 	l->file_size =
 		l->regions_off +
 		PROFRUN_REGION_SLOTS * (uint64_t)sizeof(struct profrun_region);
+	l->stacks_off = stacks_size ? ALIGN_UP(l->file_size, 64) : 0;
+	l->stacks_size = stacks_size;
+	if (stacks_size)
+		l->file_size = l->stacks_off + stacks_size;
 }
 
 /* The list of the regions of layout L into the member image BASE.
@@ -90,6 +96,7 @@ write_regions(void *base, const struct layout *l)
 		{PROFRUN_REGION_THREADS, 1, 0, l->threads_off,
 		 PROFRUN_THREAD_SLOTS *
 			 (uint64_t)sizeof(struct profrun_thread)},
+		{PROFRUN_REGION_STACKS, 1, 0, l->stacks_off, l->stacks_size},
 		{PROFRUN_REGION_DIRECTORY, 1, 0, l->regions_off, 0},
 	};
 	const size_t nr = sizeof(r) / sizeof(r[0]);

@@ -31,6 +31,9 @@ struct run_opts {
 	const char *output; /* -o; NULL = "<program>.prof" */
 	bool quiet;
 	long freq; /* 0 = the shim's default */
+	bool stacks;	    /* -g */
+	long stack_size;    /* 0 = the shim's default */
+	long stack_samples; /* likewise */
 	struct report_opts report;
 };
 
@@ -52,8 +55,16 @@ static const char run_usage[] =
 	"  -q, --quiet         record only; print no report\n"
 	"  -F, --freq HZ       sampling rate in Hz (default 100; the kernel's tick,\n"
 	"                      often 250 Hz, caps what is achieved)\n"
+	"  -g, --call-graph    record call stacks too: the report gains callers,\n"
+	"                      inclusive shares, flame graphs (report --format html)\n"
+	"      --stack-size B  stack bytes copied per sample with -g (default 8192,\n"
+	"                      at most 65536; deep C++/Rust stacks want 16384-32768)\n"
+	"      --stack-samples N  stacks kept per process (default 2048; past them a\n"
+	"                      uniform random sample is kept; 8.4 KiB of disk each)\n"
 	"      --top N         print at most N functions\n"
 	"      --format FMT    report format: text (default) or json\n"
+	"      --callers FUNC  report who calls FUNC instead of the flat table\n"
+	"      --callees FUNC  report whom FUNC calls\n"
 	"  -h, --help          show this help\n"
 	"  -V, --version       show the version\n"
 	"\n"
@@ -91,6 +102,8 @@ check_inherited_freq(const struct run_opts *o)
 static int
 run_option(int c, struct run_opts *o)
 {
+	if (opt_calls(c, &o->report) == -1)
+		return -1;
 	switch (c) {
 	case 'o':
 		o->output = optarg;
@@ -104,6 +117,23 @@ run_option(int c, struct run_opts *o)
 			return -1;
 		cli_error("--freq: '%s' is not a rate between 1 and %ld Hz",
 			  optarg, FREQ_MAX);
+		return EXIT_USAGE;
+	case 'g':
+		o->stacks = true;
+		return -1;
+	case 'S':
+		o->stack_size = opt_number(optarg, 64, 65536);
+		if (o->stack_size >= 0)
+			return -1;
+		cli_error("--stack-size: '%s' is not a size between 64 and 65536 bytes",
+			  optarg);
+		return EXIT_USAGE;
+	case 'N':
+		o->stack_samples = opt_number(optarg, 1, 1048576);
+		if (o->stack_samples >= 0)
+			return -1;
+		cli_error("--stack-samples: '%s' is not a count between 1 and 1048576",
+			  optarg);
 		return EXIT_USAGE;
 	case 't':
 		o->report.top = (int)opt_number(optarg, 1, INT_MAX);
@@ -137,8 +167,12 @@ parse_run_opts(int argc, char **argv, struct run_opts *o)
 		{"output", required_argument, NULL, 'o'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"freq", required_argument, NULL, 'F'},
+		{"call-graph", no_argument, NULL, 'g'},
+		{"stack-size", required_argument, NULL, 'S'},
+		{"stack-samples", required_argument, NULL, 'N'},
 		{"top", required_argument, NULL, 't'},
 		{"format", required_argument, NULL, 'f'},
+		CALLS_OPTIONS,
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -146,7 +180,7 @@ parse_run_opts(int argc, char **argv, struct run_opts *o)
 	int c, ret = -1;
 
 	while (ret < 0 &&
-	       (c = getopt_long(argc, argv, "+o:qF:hV", longopts, NULL)) != -1)
+	       (c = getopt_long(argc, argv, "+o:qF:ghV", longopts, NULL)) != -1)
 		ret = run_option(c, o);
 	if (ret >= 0)
 		return ret;
@@ -295,11 +329,24 @@ default_output(const char *program, char *out, size_t outsz)
 
 /* ------------------------------------------------------------- the child */
 
+/* NAME=N in the environment when N is not 0. */
+static void
+setenv_number(const char *name, long n)
+{
+	char buf[32];
+
+	if (n == 0)
+		return;
+	snprintf(buf, sizeof(buf), "%ld", n);
+	setenv(name, buf, 1);
+}
+
 static int
-setup_child_environ(const char *shim, const char *outdir, long freq)
+setup_child_environ(const char *shim, const char *outdir,
+		    const struct run_opts *o)
 {
 	const char *old = getenv("LD_PRELOAD");
-	char *preload, hz[32];
+	char *preload;
 	int ret;
 
 	if (strpbrk(shim, ": ")) {
@@ -317,10 +364,11 @@ setup_child_environ(const char *shim, const char *outdir, long freq)
 	setenv("LD_PRELOAD", preload, 1);
 	free(preload);
 	setenv("PROFRUN_OUTPUT", outdir, 1);
-	if (freq) {
-		snprintf(hz, sizeof(hz), "%ld", freq);
-		setenv("PROFRUN_FREQ", hz, 1);
-	}
+	setenv_number("PROFRUN_FREQ", o->freq);
+	if (o->stacks)
+		setenv("PROFRUN_STACKS", "1", 1);
+	setenv_number("PROFRUN_STACK_SIZE", o->stack_size);
+	setenv_number("PROFRUN_STACK_SAMPLES", o->stack_samples);
 	return 0;
 }
 
@@ -477,7 +525,7 @@ cmd_run(int argc, char **argv)
 		o.output = defout;
 	}
 	if (prepare_output(o.output, outdir, sizeof(outdir)) != 0 ||
-	    setup_child_environ(shim, outdir, o.freq) != 0)
+	    setup_child_environ(shim, outdir, &o) != 0)
 		return EXIT_FAIL;
 	if (spawn(prog, argv, &status) != 0)
 		return status;

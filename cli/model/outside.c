@@ -43,9 +43,8 @@ outside_module(const struct profile *p, uint64_t pc, uint32_t gen)
 	return later ? later : last;
 }
 
-/* The object of M (recorded in P) as the symbolizer sees it. */
-static struct sym_object
-object_of(const struct profile *p, const struct profile_module *m)
+struct sym_object
+outside_object(const struct profile *p, const struct profile_module *m)
 {
 	struct sym_object o = {.name = m->path,
 			       .build_id = m->build_id,
@@ -111,7 +110,7 @@ add_pc(struct lib_set *set, const struct profile *p,
 		set->unknown += pc->count;
 		return 0;
 	}
-	o = object_of(p, m);
+	o = outside_object(p, m);
 	l = lib_find(set, &o, m);
 	if (!l || lib_add(l, pc->pc - m->bias, pc->count))
 		return -1;

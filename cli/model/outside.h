@@ -42,6 +42,10 @@ struct lib_set {
 const struct profile_module *outside_module(const struct profile *p,
 					    uint64_t pc, uint32_t gen);
 
+/* The object of M (recorded in P) as the symbolizer sees it. */
+struct sym_object outside_object(const struct profile *p,
+				 const struct profile_module *m);
+
 /* Add the outside samples of P to SET.  Returns 0, or -1 when out of
  * memory. */
 int lib_set_add(struct lib_set *set, const struct profile *p);

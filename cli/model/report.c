@@ -259,13 +259,16 @@ report_build(struct report *r, const struct run *run,
 		cli_error("%s: out of memory", run->path);
 	if (ret == 0 && opts->by_process)
 		ret = symbolize_each(r, sz);
+	if (ret == 0) {
+		func_list_finish(&r->funcs);
+		func_list_finish(&r->lines);
+		ret = report_stacks_build(r, sz);
+	}
 	symbolizer_free(sz);
 	if (ret) {
 		report_fini(r);
 		return -1;
 	}
-	func_list_finish(&r->funcs);
-	func_list_finish(&r->lines);
 	r->kernel = func_list_kernel(&r->funcs);
 	if (module_totals(&r->funcs, &r->mods, &r->nmods) ||
 	    report_executables(r) || keep_module(r, opts->module)) {
@@ -291,6 +294,7 @@ report_fini(struct report *r)
 	free(r->exes);
 	func_list_fini(&r->funcs);
 	func_list_fini(&r->lines);
+	stacks_fini(&r->stacks);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "run.h"
+#include "stacks.h"
 #include "symbolize.h"
 
 /* One executable of the run (executables.c). */
@@ -38,7 +39,18 @@ struct report_opts {
 	size_t ndebug_dirs;
 	bool main_only;	    /* only the main executables, as profil sees */
 	const char *module; /* only this module's entries; NULL = all */
+	/* views of the call stacks, shown instead of the flat table */
+	const char *callers; /* --callers FUNC: who calls FUNC; NULL = no */
+	const char *callees; /* --callees FUNC: whom FUNC calls */
+	bool call_graph;     /* --call-graph: gprof's call graph */
 };
+
+/* True when OPTS asks for a view of the call stacks. */
+static inline bool
+report_opts_calls(const struct report_opts *opts)
+{
+	return opts->callers || opts->callees || opts->call_graph;
+}
 
 /* One process of the report. */
 struct proc {
@@ -87,6 +99,8 @@ struct report {
 	size_t nmods;
 	struct exe_total *exes; /* by CPU time, most first */
 	size_t nexes;
+
+	struct report_stacks stacks; /* call stacks (profrun -g) */
 };
 
 /* Select, symbolize and merge RUN's members as OPTS asks.  Returns 0, or
@@ -116,6 +130,11 @@ const char *report_stop_reason(const struct profile *p, char *buf, size_t len);
  * why profiling stopped early, lost counts); calls FN once per line. */
 void report_problems(const struct profile *p, bool with_state,
 		     void (*fn)(void *ctx, const char *line), void *ctx);
+
+/* Unwind, name and merge the stacks of R's processes into R->stacks, and
+ * set each function's inclusive count.  Returns 0, or -1 after printing an
+ * error.  (stacks-build.c) */
+int report_stacks_build(struct report *r, struct symbolizer *sz);
 
 /* Fill R->exes from R->procs.  Returns 0, or -1 when out of memory.
  * (executables.c) */

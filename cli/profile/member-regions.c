@@ -104,10 +104,12 @@ check_entry(const struct profrun_header *h, const struct profrun_region *e,
 }
 
 int
-profile_check_region_list(const uint8_t *buf, const struct profrun_header *h,
+profile_check_region_list(const uint8_t *buf, size_t avail, struct profile *p,
 			  char *err, size_t errlen)
 {
+	const struct profrun_header *h = &p->hdr;
 	struct profrun_region e;
+	bool stacks = false;
 
 	if (h->region_count > PROFILE_MAX_REGIONS)
 		return profile_fail(err, errlen,
@@ -117,6 +119,18 @@ profile_check_region_list(const uint8_t *buf, const struct profrun_header *h,
 		memcpy(&e, buf + h->regions_off + (uint64_t)i * sizeof(e),
 		       sizeof(e));
 		if (check_entry(h, &e, i, err, errlen))
+			return -1;
+		if (e.kind != PROFRUN_REGION_STACKS &&
+		    e.kind != PROFRUN_REGION_FRAMES)
+			continue;
+		if (stacks)
+			return profile_fail(err, errlen,
+					    "region list has two stack areas");
+		stacks = true;
+		if (e.kind == PROFRUN_REGION_STACKS
+			    ? profile_parse_stacks(buf, avail, p, &e, err, errlen)
+			    : profile_parse_frames(buf, avail, p, &e, err,
+						   errlen))
 			return -1;
 	}
 	return 0;

@@ -118,19 +118,42 @@ check_buckets(const struct profrun_header *h, char *err, size_t errlen)
 	return 0;
 }
 
+/* The regions the header places, into R (at least 9); returns how many. */
+static size_t
+header_regions(const struct profrun_header *h, struct region *r)
+{
+	size_t n = 3;
+
+	r[0] = (struct region){"string area", h->strings_off, h->strings_size};
+	r[1] = (struct region){"wrap table", h->wraps_off,
+			       (uint64_t)h->wrap_slots *
+				       sizeof(struct profrun_wrap)};
+	r[2] = (struct region){"histogram", h->hist_off, h->nbuckets * 2};
+	n += profile_outside_regions(h, r + n);
+	n += profile_thread_regions(h, r + n);
+	n += profile_region_list_regions(h, r + n);
+	return n;
+}
+
+/* Of a header check_regions accepted. */
+uint64_t
+profile_known_end(const struct profrun_header *h)
+{
+	struct region r[9];
+	size_t n = header_regions(h, r);
+	uint64_t end = h->header_size;
+
+	for (size_t i = 0; i < n; i++)
+		if (r[i].size > 0 && r[i].off + r[i].size > end)
+			end = r[i].off + r[i].size;
+	return end;
+}
+
 static int
 check_regions(const struct profrun_header *h, char *err, size_t errlen)
 {
-	struct region r[9] = {
-		{"string area", h->strings_off, h->strings_size},
-		{"wrap table", h->wraps_off,
-		 (uint64_t)h->wrap_slots * sizeof(struct profrun_wrap)},
-		{"histogram", h->hist_off, h->nbuckets * 2},
-	};
-	size_t i, j, n = 3 + profile_outside_regions(h, r + 3);
-
-	n += profile_thread_regions(h, r + n);
-	n += profile_region_list_regions(h, r + n);
+	struct region r[9];
+	size_t i, j, n = header_regions(h, r);
 
 	if (h->strings_size > PROFILE_MAX_STRINGS)
 		return profile_fail(err, errlen,
@@ -302,11 +325,13 @@ read_counts(const uint8_t *buf, struct profile *p, const struct wrap_entry *w,
 	return 0;
 }
 
-int
-profile_parse(const void *data, size_t size, struct profile *p, char *err,
-	      size_t errlen)
+/* profile_parse of a member of SIZE bytes of which the first AVAIL are in
+ * BUF: at least up to profile_known_end (the stack area may stay in the
+ * file). */
+static int
+parse_image(const uint8_t *buf, size_t avail, uint64_t size, struct profile *p,
+	    char *err, size_t errlen)
 {
-	const uint8_t *buf = data;
 	struct wrap_entry *w = NULL;
 	size_t nw = 0;
 	int ret;
@@ -314,8 +339,13 @@ profile_parse(const void *data, size_t size, struct profile *p, char *err,
 	memset(p, 0, sizeof(*p));
 	if (check_ident(buf, size, &p->hdr, err, errlen) ||
 	    check_buckets(&p->hdr, err, errlen) ||
-	    check_regions(&p->hdr, err, errlen) ||
-	    profile_check_region_list(buf, &p->hdr, err, errlen) ||
+	    check_regions(&p->hdr, err, errlen))
+		goto fail;
+	if (profile_known_end(&p->hdr) > avail) {
+		profile_fail(err, errlen, "truncated");
+		goto fail;
+	}
+	if (profile_check_region_list(buf, avail, p, err, errlen) ||
 	    read_strings(buf, p, err, errlen) ||
 	    read_wraps(buf, &p->hdr, &w, &nw, err, errlen))
 		goto fail;
@@ -335,6 +365,13 @@ profile_parse(const void *data, size_t size, struct profile *p, char *err,
 fail:
 	profile_fini(p);
 	return -1;
+}
+
+int
+profile_parse(const void *data, size_t size, struct profile *p, char *err,
+	      size_t errlen)
+{
+	return parse_image(data, size, size, p, err, errlen);
 }
 
 static int
@@ -361,9 +398,12 @@ read_all(int fd, uint8_t *buf, size_t size)
 /* Check the header and the whole layout it describes against the real
  * size before reading everything, so a file claiming gigabytes costs
  * nothing: what is allocated is at most the real file, and a consistent
- * layout is at most PROFILE_MAX_FILE. */
+ * layout is at most PROFILE_MAX_FILE.  Only what the header places is
+ * read (*AVAIL bytes): a stack area after it is read slot by slot when
+ * the stacks are unwound. */
 static int
-read_checked(int fd, uint64_t size, uint8_t **out, char *err, size_t errlen)
+read_checked(int fd, uint64_t size, uint8_t **out, size_t *avail, char *err,
+	     size_t errlen)
 {
 	uint8_t head[PROFRUN_HEADER_SIZE];
 	struct profrun_header h;
@@ -376,6 +416,7 @@ read_checked(int fd, uint64_t size, uint8_t **out, char *err, size_t errlen)
 	if (check_ident(head, size, &h, err, errlen) ||
 	    check_buckets(&h, err, errlen) || check_regions(&h, err, errlen))
 		return -1;
+	size = profile_known_end(&h);
 	if (size > PROFILE_MAX_FILE)
 		return profile_fail(err, errlen,
 				    "too large for a profile (%llu bytes)",
@@ -383,6 +424,7 @@ read_checked(int fd, uint64_t size, uint8_t **out, char *err, size_t errlen)
 	buf = malloc(size);
 	if (!buf)
 		return profile_fail(err, errlen, "out of memory");
+	*avail = (size_t)size;
 	if (read_all(fd, buf, size)) {
 		free(buf);
 		return profile_fail(err, errlen, "read error: %s",
@@ -397,6 +439,7 @@ profile_read(const char *path, struct profile *p, char *err, size_t errlen)
 {
 	struct stat st;
 	uint8_t *buf = NULL;
+	size_t avail = 0;
 	int fd, ret;
 
 	memset(p, 0, sizeof(*p));
@@ -410,10 +453,15 @@ profile_read(const char *path, struct profile *p, char *err, size_t errlen)
 	} else if (!S_ISREG(st.st_mode)) {
 		ret = profile_fail(err, errlen, "not a regular file");
 	} else {
-		ret = read_checked(fd, (uint64_t)st.st_size, &buf, err, errlen);
+		ret = read_checked(fd, (uint64_t)st.st_size, &buf, &avail, err,
+				   errlen);
 		if (ret == 0)
-			ret = profile_parse(buf, (size_t)st.st_size, p, err,
-					    errlen);
+			ret = parse_image(buf, avail, (uint64_t)st.st_size, p,
+					  err, errlen);
+		if (ret == 0 && profile_stacks_load(fd, p, err, errlen)) {
+			profile_fini(p);
+			ret = -1;
+		}
 	}
 	close(fd);
 	free(buf);
@@ -440,6 +488,9 @@ profile_fini(struct profile *p)
 	free(p->pcs);
 	free(p->vdso);
 	free(p->threads);
+	free(p->stacks.mem);
+	free(p->frames.mem);
+	free(p->stacks_note);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -52,6 +52,38 @@ struct profile_thread {
 	char name[16];	       /* printable */
 };
 
+/* The stack area of a member (profrun -g), validated. */
+struct profile_stack_area {
+	uint64_t off, size;	/* the region in the file */
+	uint32_t slot_size, slot_count, stack_max;
+	uint64_t offered; /* samples offered a slot */
+	uint64_t dropped; /* of them, not kept */
+	uint64_t failed;  /* of them, the stack could not be read */
+	uint8_t *mem;	  /* the slots, when parsed from memory; else they
+			   * are read from the file at path */
+};
+
+/* The unwound stacks of a merged member (struct profrun_frames). */
+struct profile_frames {
+	uint64_t off, size; /* the region in the file */
+	uint32_t count;	    /* records */
+	uint32_t stack_max;
+	uint64_t stacks, samples;
+	uint8_t *mem; /* the records, read whole (checked) */
+};
+
+/* One committed stack of a member. */
+struct profile_stack {
+	int32_t tid;
+	uint32_t flags; /* PROFRUN_STACK_PARTIAL */
+	uint32_t count; /* samples it stands for */
+	uint32_t gen;	/* module generation when taken */
+	uint64_t sp;	/* address of data[0] */
+	uint64_t regs[PROFRUN_STACK_REGS];
+	const uint8_t *data;
+	uint32_t size;
+};
+
 /* One member file: one process image. */
 struct profile {
 	char *path;		   /* as shown in messages */
@@ -84,6 +116,14 @@ struct profile {
 	size_t nthreads;
 	uint64_t thread_cpu_ns;	 /* their CPU time while sampled */
 	uint64_t thread_samples; /* their samples */
+
+	/* call stacks (profrun -g); none in files without them */
+	bool has_stacks;
+	struct profile_stack_area stacks;
+	/* call stacks already unwound (merged members) */
+	bool has_frames;
+	struct profile_frames frames;
+	char *stacks_note; /* why recorded stacks cannot be read, or NULL */
 };
 
 /* Parse a complete member image BUF of SIZE bytes into OUT.  Returns 0, or
@@ -122,12 +162,48 @@ size_t profile_region_list_regions(const struct profrun_header *h,
 				   struct region *r);
 
 /* Check the region list of the member image BUF (its extent already
- * checked): every entry inside the file, known kinds where the header puts
- * them, an unknown kind refused only when marked required.  Returns 0, or
- * -1 with a reason in ERR. */
-int profile_check_region_list(const uint8_t *buf,
-			      const struct profrun_header *h, char *err,
-			      size_t errlen);
+ * checked; AVAIL bytes of it in memory): every entry inside the file, known
+ * kinds where the header puts them, an unknown kind refused only when
+ * marked required; the stack area into P.  Returns 0, or -1 with a reason
+ * in ERR. */
+int profile_check_region_list(const uint8_t *buf, size_t avail,
+			      struct profile *p, char *err, size_t errlen);
+
+/* The stack area of region list entry E (kind PROFRUN_REGION_STACKS) of
+ * the member image BUF, of which AVAIL bytes are in memory: its head is
+ * read from BUF when there, else later by profile_stacks_load.  Returns 0
+ * (an area this reader cannot use is noted in P->stacks_note), or -1 with a
+ * reason in ERR.  (member-stacks.c) */
+int profile_parse_stacks(const uint8_t *buf, size_t avail, struct profile *p,
+			 const struct profrun_region *e, char *err,
+			 size_t errlen);
+
+/* Read and check the head of P's stack area from the file FD, and the
+ * records of its unwound stacks. */
+int profile_stacks_load(int fd, struct profile *p, char *err, size_t errlen);
+
+/* The unwound-stacks region entry E of the member image BUF (AVAIL bytes
+ * of it in memory), into P (read later from the file when not in BUF).
+ * Returns 0, or -1 with a reason in ERR.  (member-stacks.c) */
+int profile_parse_frames(const uint8_t *buf, size_t avail, struct profile *p,
+			 const struct profrun_region *e, char *err,
+			 size_t errlen);
+
+/* Call FN for each unwound stack of P (COUNT samples, N run-time PCs
+ * leaf first), until it returns non-zero (returned).  Returns 0 or FN's
+ * value. */
+int profile_frames_each(const struct profile *p,
+			int (*fn)(void *ctx, uint32_t count,
+				  const uint64_t *pcs, size_t n),
+			void *ctx);
+
+/* Call FN for each committed stack of P (profile_read's or
+ * profile_parse's), in slot order, until it returns non-zero (returned).
+ * Slots not committed or not plausible are skipped.  Returns 0, FN's
+ * value, or -1 with a reason in ERR (the file cannot be read). */
+int profile_stacks_each(const struct profile *p,
+			int (*fn)(void *ctx, const struct profile_stack *s),
+			void *ctx, char *err, size_t errlen);
 
 /* Read the thread records of the validated member image BUF into P.
  * Returns 0, or -1 with a reason in ERR. */
@@ -156,6 +232,10 @@ double profile_armed_hz(const struct profile *p);
 const char *profile_state_text(const struct profile *p);
 
 /* Reader internals shared by member.c and member-outside.c. */
+
+/* The end of the last region the header places (the stack area, found
+ * only through the region list, comes after it). */
+uint64_t profile_known_end(const struct profrun_header *h);
 
 /* Refuse sums that no real run can reach (2^62 samples). */
 #define PLAUSIBLE_SAMPLES (1ull << 62)

@@ -20,6 +20,8 @@ struct func {
 	uint64_t addr; /* entry address (link-time) */
 	uint64_t samples;
 	uint64_t kernel; /* of them, taken right after a system call */
+	uint64_t inclusive; /* stacks with it anywhere on them, scaled to
+			     * samples; 0 when the run has no stacks */
 };
 
 /* What makes two entries one. */

@@ -41,6 +41,7 @@ module_free(struct module *m)
 	src_cache_fini(&m->src);
 	code_bytes_fini(&m->code);
 	strmap_fini(&m->shown, free);
+	free(m->unknown_name);
 	if (m->dwfl)
 		dwfl_end(m->dwfl);
 	free(m->exe);
@@ -252,7 +253,11 @@ module_new(const struct sym_object *obj, const struct sym_opts *o)
 	m->exe = strdup(obj->name);
 	m->build_id = strdup(obj->build_id);
 	m->library = obj->library;
-	if (!m->exe || !m->build_id) {
+	m->demangle = o->demangle;
+	if (m->exe && asprintf(&m->unknown_name, "[%s]",
+			       module_display(m->exe)) < 0)
+		m->unknown_name = NULL;
+	if (!m->exe || !m->build_id || !m->unknown_name) {
 		module_free(m);
 		return NULL;
 	}
@@ -327,4 +332,28 @@ symbolizer_free(struct symbolizer *sz)
 		module_free(m);
 	}
 	free(sz);
+}
+
+bool
+module_code_extent(struct module *m, uint64_t addr, uint64_t *lo, uint64_t *hi)
+{
+	Dwarf_Addr cbias, start, end;
+	Dwarf_CFI *cfi;
+	Dwarf_Frame *frame;
+	bool ok;
+
+	if (m->mod == NULL)
+		return false;
+	cfi = dwfl_module_eh_cfi(m->mod, &cbias);
+	if (cfi == NULL || addr + m->bias < cbias)
+		return false;
+	if (dwarf_cfi_addrframe(cfi, addr + m->bias - cbias, &frame) != 0)
+		return false;
+	ok = dwarf_frame_info(frame, &start, &end, NULL) >= 0 && end > start;
+	free(frame);
+	if (!ok || start + cbias < m->bias)
+		return false;
+	*lo = start + cbias - m->bias;
+	*hi = end + cbias - m->bias;
+	return *lo <= addr && addr < *hi;
 }

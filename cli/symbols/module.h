@@ -27,6 +27,8 @@ struct module {
 	struct src_cache src;	/* lines and inlined functions, by address */
 	struct code_bytes code; /* its code, for system-call sites */
 	struct strmap shown;	/* raw name -> shown name */
+	bool demangle;		/* shown names are demangled */
+	char *unknown_name;	/* "[module]": code in no symbol */
 };
 
 struct symbolizer {
@@ -42,5 +44,12 @@ struct module *module_get(struct symbolizer *sz, const struct sym_object *o);
 /* The shown name of RAW: demangled (a "@plt" suffix kept) when DEMANGLED
  * and possible, else RAW; NULL when out of memory. */
 const char *shown_name(struct module *m, const char *raw, bool demangled);
+
+/* The extent [*LO, *HI) (link-time) of the code holding link-time ADDR,
+ * from its frame description in .eh_frame: a name for code without
+ * symbols that stays the same from run to run.  False when M has none
+ * there. */
+bool module_code_extent(struct module *m, uint64_t addr, uint64_t *lo,
+			uint64_t *hi);
 
 #endif /* PROFRUN_CLI_MODULE_H */

@@ -34,6 +34,7 @@ sym_source(struct module *m, struct sym *y)
 /* An open run of samples in no symbol. */
 struct range {
 	bool open;
+	bool fde; /* exactly one frame description's extent */
 	long gap;
 	uint64_t start, end, samples, kernel;
 };
@@ -78,13 +79,27 @@ add_unknown(struct walk *w, uint64_t addr, uint64_t end, long gap,
 	    uint64_t count)
 {
 	struct range *r = &w->range;
+	uint64_t lo, hi;
 
 	w->cur = NULL;
-	if (r->open && (r->gap != gap || addr - r->end > RANGE_GAP))
+	if (module_code_extent(w->m, addr, &lo, &hi)) {
+		/* the function's extent from its frame description: the same
+		 * name in every run */
+		if (r->open && !(r->fde && r->start == lo) && flush_range(w))
+			return -1;
+		if (!r->open)
+			*r = (struct range){.open = true, .fde = true,
+					    .start = lo, .end = hi};
+		r->samples += count;
+		r->kernel += w->kernel;
+		return 0;
+	}
+	if (r->open && (r->fde || r->gap != gap || addr - r->end > RANGE_GAP))
 		if (flush_range(w))
 			return -1;
 	if (!r->open) {
 		r->open = true;
+		r->fde = false;
 		r->gap = gap;
 		r->start = addr;
 		r->samples = 0;

@@ -72,6 +72,24 @@ int symbolize_source(struct symbolizer *sz, const struct profile *p,
 int symbolize_entry(struct symbolizer *sz, const struct profile *p,
 		    const char *name, uint64_t *entry);
 
+/* One level of the code at an address of a call stack. */
+struct sym_frame {
+	const char *name;   /* shown name */
+	const char *symbol; /* raw name */
+	const char *file;   /* source file, NULL when unknown */
+	int line;	    /* 0 when unknown */
+	uint64_t entry;	    /* link-time entry of a symbol, 0 for inlined */
+	bool inlined;	    /* inlined into the next level */
+};
+
+/* The levels at link-time ADDR of object O into OUT (at most MAX),
+ * innermost first: the functions inlined there, then the function holding
+ * the code ("[module]" when no symbol holds it).  The strings live as long
+ * as SZ.  Returns how many (at least 1 when MAX > 0), or -1 when out of
+ * memory.  (frames.c) */
+int symbolize_frames(struct symbolizer *sz, const struct sym_object *o,
+		     uint64_t addr, struct sym_frame *out, int max);
+
 /* Short name of an executable path, for display. */
 const char *module_display(const char *exe);
 

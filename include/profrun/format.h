@@ -106,6 +106,12 @@ enum profrun_region_kind {
 	PROFRUN_REGION_VDSO = 7,
 	PROFRUN_REGION_THREADS = 8,
 	PROFRUN_REGION_DIRECTORY = 9, /* the list itself */
+	PROFRUN_REGION_STACKS = 10,   /* call stacks (profrun -g): a
+				       * struct profrun_stacks, then its
+				       * slots; found only in this list */
+	PROFRUN_REGION_FRAMES = 12,   /* call stacks already unwound (written
+				       * by profrun merge): struct
+				       * profrun_frames, then its records */
 };
 
 #define PROFRUN_REGION_REQUIRED 1u  /* profrun_region.flags */
@@ -148,6 +154,71 @@ struct profrun_thread {
 	uint64_t cpu_live_ns;
 	char name[16];	  /* as the thread named itself (NUL-terminated) */
 	int64_t start_ns; /* CLOCK_REALTIME when it was first seen */
+};
+
+/* The area of call stacks (region PROFRUN_REGION_STACKS, version 1):
+ * this header, then slot_count slots of slot_size bytes.  Each sample's
+ * handler copies the interrupted thread's registers and the top of its
+ * stack into a slot: the first slot_count samples each take the next one;
+ * later ones replace a slot chosen at random (a uniform sample of all
+ * samples, "reservoir"), or are dropped.  A slot is claimed by setting its
+ * commit word to 0 and holds a stack only once commit is non-zero (stored
+ * last, with release order), so a process killed mid-copy leaves every
+ * committed stack readable and the half-written one ignored. */
+struct profrun_stacks {
+	uint32_t slot_size;  /* bytes per slot, a multiple of 64 */
+	uint32_t slot_count; /* slots after this header */
+	uint32_t stack_max;  /* most stack bytes a slot holds */
+	uint32_t arch;	     /* ELF e_machine of the registers (EM_X86_64) */
+	uint32_t nregs;	     /* registers per slot, in DWARF order */
+	uint32_t reserved;
+	uint64_t offered;  /* samples offered a slot (all, with -g) */
+	uint64_t dropped;  /* of them, not kept: slot busy, or not drawn */
+	uint64_t failed;   /* of them, the stack could not be read */
+	uint64_t reserved2[2];
+};
+
+#define PROFRUN_STACK_REGS 17 /* x86-64 DWARF 0-16: rax rdx rcx rbx rsi rdi
+			       * rbp rsp r8-r15 rip */
+
+/* profrun_stack_slot.flags */
+enum profrun_stack_flags {
+	PROFRUN_STACK_PARTIAL = 1u << 0, /* cut at stack_max: not up to the
+					  * stack's top */
+};
+
+/* The head of one slot; the stack's bytes from address sp follow it. */
+struct profrun_stack_slot {
+	uint32_t commit; /* 0 = empty or being written; else committed */
+	int32_t tid;
+	uint32_t size;	/* stack bytes after this head (<= stack_max) */
+	uint32_t flags; /* enum profrun_stack_flags */
+	uint32_t count; /* samples this stack stands for (merged timer
+			 * expirations) */
+	uint32_t gen;	/* module generation when taken */
+	uint64_t seq;	/* which offered sample it is, from 0 */
+	uint64_t sp;	/* address of the first stack byte copied */
+	uint64_t regs[PROFRUN_STACK_REGS];
+	uint64_t reserved[3];
+};
+
+/* Call stacks already unwound (region PROFRUN_REGION_FRAMES, version 1,
+ * found only through the list; written by profrun merge, whose members
+ * hold no stack area): each record is a struct profrun_frame_record, then
+ * n u64 run-time PCs of this member's objects (module generation 1),
+ * leaf first: the PC sampled, then each caller's return address - 1. */
+struct profrun_frames {
+	uint32_t record_count;
+	uint32_t stack_max; /* bytes copied per stack when recorded */
+	uint64_t stacks;    /* samples the records stand for (their counts) */
+	uint64_t samples;   /* all samples of the members that had stacks */
+	uint64_t reserved[3];
+};
+
+struct profrun_frame_record {
+	uint32_t count; /* samples it stands for */
+	uint16_t n;	/* PCs that follow */
+	uint16_t flags; /* 0 */
 };
 
 /* One slot of the table of PCs outside the main executable's text. */
@@ -273,6 +344,10 @@ _Static_assert(sizeof(struct profrun_pc) == 16, "PC slot size");
 _Static_assert(sizeof(struct profrun_module) == 112, "module record size");
 _Static_assert(sizeof(struct profrun_thread) == 64, "thread record size");
 _Static_assert(sizeof(struct profrun_region) == 24, "region entry size");
+_Static_assert(sizeof(struct profrun_stacks) == 64, "stack area header size");
+_Static_assert(sizeof(struct profrun_stack_slot) == 200, "stack slot head");
+_Static_assert(sizeof(struct profrun_frames) == 48, "frames head size");
+_Static_assert(sizeof(struct profrun_frame_record) == 8, "frame record");
 
 /* Bucket i covers link-time [text_start + i*bucket_size,
  * text_start + (i+1)*bucket_size). */

@@ -113,7 +113,7 @@ layout_and_header_are_byte_exact(void)
 	struct layout l;
 
 	fixed_inputs(&t, &p);
-	writer_layout(&l, strlen(exe), t.nbuckets, 4096);
+	writer_layout(&l, strlen(exe), t.nbuckets, 4096, 0);
 	CHECK_EQ(l.strings_off, 512);
 	CHECK_EQ(l.exe_off, 512);
 	CHECK_EQ(l.note_area, 529);

@@ -1,0 +1,473 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Building a report's call stacks (stacks.h): each selected process's
+ * copied stacks unwound (symbols/unwind.c), each address's frames named
+ * once (inlined levels expanded), equal stacks merged, and each function
+ * of the flat profile given its inclusive count.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "array.h"
+#include "outside.h"
+#include "report.h"
+#include "unwind.h"
+
+#define MAX_PCS	   4096 /* frames unwound per stack */
+#define MAX_LEVELS 64	/* inlined levels named per address */
+#define MAX_FRAMES 8192 /* frames of one trace, inlined ones included */
+
+/* The frames at one address, named once. */
+struct addr_frames {
+	uint32_t id;
+	uint32_t n;
+	struct stack_frame f[];
+};
+
+struct builder {
+	struct report *r;
+	struct report_stacks *s;
+	struct symbolizer *sz;
+	const struct profile *p;
+	struct unwinder *u;
+	struct strmap addrs;  /* "object\1addr" -> struct addr_frames */
+	struct strmap fns;    /* "module\1name" -> index + 1 */
+	struct strmap traces; /* the addresses' ids -> trace index + 1 */
+	size_t fns_cap, frames_cap, traces_cap;
+	uint32_t next_id;
+	uint64_t pcs[MAX_PCS];
+	struct stack_frame buf[MAX_FRAMES];
+	char *key; /* a trace's key, being built */
+	size_t key_cap;
+	int failed; /* out of memory */
+};
+
+/* The index of function (MODULE, name of L), interned. */
+static long
+fn_index(struct builder *b, const char *module, const struct sym_frame *l,
+	 bool main)
+{
+	struct report_stacks *s = b->s;
+	struct strmap_slot *slot;
+	struct stack_fn *f;
+	char *key;
+
+	if (asprintf(&key, "%s\1%s", module, l->name) < 0)
+		return -1;
+	slot = strmap_get(&b->fns, key);
+	free(key);
+	if (slot == NULL)
+		return -1;
+	if (slot->value != NULL)
+		return (long)(uintptr_t)slot->value - 1;
+	if (ARRAY_GROW(s->fns, b->fns_cap, s->nfns, 64))
+		return -1;
+	f = &s->fns[s->nfns];
+	memset(f, 0, sizeof(*f));
+	f->module = strdup(module);
+	f->name = strdup(l->name);
+	f->symbol = strdup(l->symbol ? l->symbol : l->name);
+	f->addr = l->entry;
+	f->main = main;
+	f->func = SIZE_MAX;
+	if (!f->module || !f->name || !f->symbol) {
+		free(f->module);
+		free(f->name);
+		free(f->symbol);
+		return -1;
+	}
+	slot->value = (void *)(uintptr_t)(++s->nfns);
+	return (long)s->nfns - 1;
+}
+
+/* The object holding run-time PC in generation GEN of B's process, and
+ * the link-time address there; false when no recorded object holds it. */
+static bool
+locate(struct builder *b, uint64_t pc, uint32_t gen, struct sym_object *o,
+       uint64_t *addr)
+{
+	const struct profile *p = b->p;
+	const struct profile_module *m = outside_module(p, pc, gen);
+	const struct profrun_header *h = &p->hdr;
+
+	if (m != NULL) {
+		*o = outside_object(p, m);
+		*addr = pc - m->bias;
+		return true;
+	}
+	if (pc >= h->text_start + h->load_bias &&
+	    pc < h->text_end + h->load_bias) {
+		*o = (struct sym_object){.name = p->exe,
+					 .build_id = p->build_id,
+					 .what = p->path,
+					 .granule = 1};
+		*addr = pc - h->load_bias;
+		return true;
+	}
+	return false;
+}
+
+/* The named frames at run-time PC (a leaf when LEAF). */
+static const struct addr_frames *
+frames_at(struct builder *b, uint64_t pc, uint32_t gen)
+{
+	struct sym_frame lv[MAX_LEVELS];
+	struct sym_object o;
+	struct strmap_slot *slot;
+	struct addr_frames *af;
+	uint64_t addr = pc;
+	const char *module = OUTSIDE_UNKNOWN;
+	bool known = locate(b, pc, gen, &o, &addr), main;
+	char *key;
+	int n;
+
+	if (asprintf(&key, "%s\1%s\1%" PRIx64, known ? o.name : module,
+		     known ? o.build_id : "", addr) < 0)
+		return NULL;
+	slot = strmap_get(&b->addrs, key);
+	free(key);
+	if (slot == NULL)
+		return NULL;
+	if (slot->value != NULL)
+		return slot->value;
+	if (known) {
+		n = symbolize_frames(b->sz, &o, addr, lv, MAX_LEVELS);
+		if (n < 0)
+			return NULL;
+		module = o.name;
+	} else {
+		lv[0] = (struct sym_frame){.name = OUTSIDE_UNKNOWN,
+					   .symbol = OUTSIDE_UNKNOWN};
+		n = 1;
+	}
+	main = known && !o.library && o.image == NULL;
+	af = malloc(sizeof(*af) + (size_t)n * sizeof(af->f[0]));
+	if (af == NULL)
+		return NULL;
+	af->id = b->next_id++;
+	af->n = (uint32_t)n;
+	for (int i = 0; i < n; i++) {
+		long fn = fn_index(b, module, &lv[i], main);
+
+		if (fn < 0) {
+			free(af);
+			return NULL;
+		}
+		af->f[i].fn = (uint32_t)fn;
+		af->f[i].inlined = lv[i].inlined;
+		af->f[i].addr = addr;
+		af->f[i].file =
+			lv[i].file ? strmap_intern(&b->s->strs, lv[i].file)
+				   : NULL;
+		af->f[i].line = lv[i].line > 0 ? (uint32_t)lv[i].line : 0;
+	}
+	slot->value = af; /* no other lookup in b->addrs moved it */
+	return af;
+}
+
+/* Start-of-thread functions: a stack whose root is one reached the
+ * thread's start. */
+static bool
+is_thread_start(const char *sym)
+{
+	static const char *const names[] = {
+		"start", "clone", "clone3", "start_thread",
+		"libc_start_main", "libc_start_call_main",
+	};
+
+	/* glibc's internal aliases: __GI___clone3 */
+	if (strncmp(sym, "__GI_", 5) == 0)
+		sym += 5;
+	while (*sym == '_')
+		sym++;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(sym, names[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Append "ID," to the key being built. */
+static int
+key_add(struct builder *b, size_t *len, uint32_t id)
+{
+	char tmp[16];
+	int n = snprintf(tmp, sizeof(tmp), "%x,", id);
+
+	if (*len + (size_t)n + 1 > b->key_cap) {
+		size_t cap = b->key_cap ? b->key_cap * 2 : 1024;
+		char *k = realloc(b->key, cap);
+
+		if (k == NULL)
+			return -1;
+		b->key = k;
+		b->key_cap = cap;
+	}
+	memcpy(b->key + *len, tmp, (size_t)n + 1);
+	*len += (size_t)n;
+	return 0;
+}
+
+/* Add the trace of the N frames in B->buf with COUNT samples. */
+static int
+add_trace(struct builder *b, size_t n, uint32_t flags, uint64_t count,
+	  const uint32_t *ids, size_t nids)
+{
+	struct report_stacks *s = b->s;
+	struct strmap_slot *slot;
+	struct stack_trace *t;
+	size_t len = 0;
+
+	for (size_t i = 0; i < nids; i++)
+		if (key_add(b, &len, ids[i]))
+			return -1;
+	if (key_add(b, &len, flags))
+		return -1;
+	slot = strmap_get(&b->traces, b->key ? b->key : "");
+	if (slot == NULL)
+		return -1;
+	if (slot->value != NULL) {
+		s->traces[(uintptr_t)slot->value - 1].count += count;
+		return 0;
+	}
+	if (ARRAY_GROW(s->traces, b->traces_cap, s->ntraces, 256))
+		return -1;
+	while (s->nframes + n > b->frames_cap) {
+		size_t cap = b->frames_cap ? b->frames_cap * 2 : 4096;
+		struct stack_frame *f =
+			realloc(s->frames, cap * sizeof(*s->frames));
+
+		if (f == NULL)
+			return -1;
+		s->frames = f;
+		b->frames_cap = cap;
+	}
+	memcpy(s->frames + s->nframes, b->buf, n * sizeof(*b->buf));
+	t = &s->traces[s->ntraces];
+	t->first = (uint32_t)s->nframes;
+	t->n = (uint32_t)n;
+	t->flags = flags;
+	t->count = count;
+	s->nframes += n;
+	slot->value = (void *)(uintptr_t)(++s->ntraces);
+	return 0;
+}
+
+/* The stack of N run-time PCS (leaf first) of B's process in module
+ * generation GEN, standing for COUNT samples: named and merged. */
+static int
+add_pcs(struct builder *b, const uint64_t *pcs, size_t npcs, uint32_t gen,
+	uint64_t count)
+{
+	uint32_t ids[MAX_PCS], flags = 0;
+	size_t nids = 0, n = 0;
+	const struct stack_fn *root;
+
+	if (npcs > MAX_PCS)
+		npcs = MAX_PCS;
+	for (size_t i = 0; i < npcs; i++) {
+		const struct addr_frames *af = frames_at(b, pcs[i], gen);
+
+		if (af == NULL) {
+			b->failed = 1;
+			return 1;
+		}
+		ids[nids++] = af->id;
+		for (uint32_t j = 0; j < af->n && n < MAX_FRAMES; j++)
+			b->buf[n++] = af->f[j];
+	}
+	root = n ? &b->s->fns[b->buf[n - 1].fn] : NULL;
+	if (root == NULL || !is_thread_start(root->symbol)) {
+		flags |= STACK_TRUNCATED;
+		b->s->truncated += count;
+	}
+	b->s->stacks += count;
+	if (n == 0) {
+		b->s->unwound_none += count;
+		return 0;
+	}
+	if (add_trace(b, n, flags, count, ids, nids)) {
+		b->failed = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* One copied stack: unwound, then named and merged.
+ * profile_stacks_each's callback. */
+static int
+add_stack(void *ctx, const struct profile_stack *st)
+{
+	struct builder *b = ctx;
+	size_t npcs = unwinder_run(b->u, st, b->pcs, MAX_PCS);
+
+	return add_pcs(b, b->pcs, npcs, st->gen, st->count);
+}
+
+/* One stack unwound already (a merged member's).
+ * profile_frames_each's callback. */
+static int
+add_unwound(void *ctx, uint32_t count, const uint64_t *pcs, size_t n)
+{
+	return add_pcs(ctx, pcs, n, 1, count);
+}
+
+static void
+free_addr_frames(void *v)
+{
+	free(v);
+}
+
+static int
+cmp_trace(const void *a, const void *b)
+{
+	const struct stack_trace *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return (x->first > y->first) - (x->first < y->first);
+}
+
+/* Each function of the flat profile: the samples with it on the stack,
+ * scaled from the stacks to all samples of the processes with stacks. */
+static int
+set_inclusive(struct report *r)
+{
+	struct report_stacks *s = &r->stacks;
+	struct strmap by_name = {0};
+	uint64_t *incl;
+	double scale;
+	int ret = 0;
+
+	if (s->stacks == 0)
+		return 0;
+	incl = calloc(s->nfns ? s->nfns : 1, sizeof(*incl));
+	if (incl == NULL)
+		return -1;
+	for (size_t t = 0; t < s->ntraces; t++) {
+		const struct stack_trace *tr = &s->traces[t];
+
+		/* a function counts once per stack however often it recurs */
+		for (uint32_t i = 0; i < tr->n; i++) {
+			uint32_t fn = s->frames[tr->first + i].fn;
+			bool seen = false;
+
+			for (uint32_t j = 0; j < i && !seen; j++)
+				seen = s->frames[tr->first + j].fn == fn;
+			if (!seen)
+				incl[fn] += tr->count;
+		}
+	}
+	scale = (double)s->samples / (double)s->stacks;
+	for (size_t i = 0; i < s->nfns && ret == 0; i++) {
+		char *key;
+		struct strmap_slot *slot;
+
+		if (asprintf(&key, "%s%s", s->fns[i].module,
+			     s->fns[i].name) < 0) {
+			ret = -1;
+			break;
+		}
+		slot = strmap_get(&by_name, key);
+		free(key);
+		if (slot == NULL)
+			ret = -1;
+		else if (slot->value == NULL)
+			slot->value = (void *)(uintptr_t)(i + 1);
+	}
+	for (size_t i = 0; i < r->funcs.n && ret == 0; i++) {
+		struct func *f = &r->funcs.v[i];
+		struct strmap_slot *slot;
+		char *key;
+		size_t fn;
+
+		if (asprintf(&key, "%s%s", f->module, f->name) < 0) {
+			ret = -1;
+			break;
+		}
+		slot = strmap_get(&by_name, key);
+		free(key);
+		if (slot == NULL) {
+			ret = -1;
+			break;
+		}
+		if (slot->value == NULL) {
+			/* on no stack: not even as a leaf (a sample without a
+			 * stack, or one of a process without) */
+			f->inclusive = f->samples;
+			continue;
+		}
+		fn = (uintptr_t)slot->value - 1;
+		s->fns[fn].func = i;
+		f->inclusive = (uint64_t)(incl[fn] * scale + 0.5);
+		if (f->inclusive < f->samples)
+			f->inclusive = f->samples;
+	}
+	strmap_fini(&by_name, NULL);
+	free(incl);
+	return ret;
+}
+
+int
+report_stacks_build(struct report *r, struct symbolizer *sz)
+{
+	struct builder *b = calloc(1, sizeof(*b));
+	char err[256];
+	int ret = 0;
+
+	if (b == NULL) {
+		cli_error("%s: out of memory", r->run->path);
+		return -1;
+	}
+	b->r = r;
+	b->s = &r->stacks;
+	b->sz = sz;
+	for (size_t i = 0; i < r->nprocs && ret == 0; i++) {
+		const struct profile *p = r->procs[i].p;
+
+		if (p->has_frames) {
+			r->stacks.present = true;
+			r->stacks.samples += p->frames.samples;
+			if (p->frames.stack_max > r->stacks.stack_size)
+				r->stacks.stack_size = p->frames.stack_max;
+			b->p = p;
+			ret = profile_frames_each(p, add_unwound, b);
+			continue;
+		}
+		if (!p->has_stacks)
+			continue;
+		r->stacks.present = true;
+		r->stacks.samples += p->main + p->outside;
+		if (p->stacks.stack_max > r->stacks.stack_size)
+			r->stacks.stack_size = p->stacks.stack_max;
+		b->p = p;
+		b->u = unwinder_new(p);
+		if (b->u == NULL) {
+			ret = -1;
+			break;
+		}
+		ret = profile_stacks_each(p, add_stack, b, err, sizeof(err));
+		unwinder_free(b->u);
+		b->u = NULL;
+		if (ret && !b->failed) {
+			cli_warn("%s: %s; its stacks are left out", p->path,
+				 err);
+			ret = 0;
+		}
+	}
+	strmap_fini(&b->addrs, free_addr_frames);
+	strmap_fini(&b->fns, NULL);
+	strmap_fini(&b->traces, NULL);
+	free(b->key);
+	free(b);
+	if (ret == 0 && r->stacks.ntraces > 0)
+		qsort(r->stacks.traces, r->stacks.ntraces,
+		      sizeof(*r->stacks.traces), cmp_trace);
+	if (ret == 0 && set_inclusive(r))
+		ret = -1;
+	if (ret)
+		cli_error("%s: out of memory", r->run->path);
+	return ret;
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/* Unwinding copied stacks with libdwfl (symbols/unwind.c). */
+#ifndef PROFRUN_CLI_UNWIND_H
+#define PROFRUN_CLI_UNWIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile.h"
+
+/* The objects of one process image, ready to unwind its stacks. */
+struct unwinder;
+
+/* An unwinder over the objects P recorded (those that cannot be opened
+ * end the stacks that reach them), or NULL when out of memory. */
+struct unwinder *unwinder_new(const struct profile *p);
+void unwinder_free(struct unwinder *u);
+
+/* The run-time PCs of the frames of S, leaf first, into PCS (at most
+ * MAX): the interrupted PC, then for each caller its return address - 1.
+ * Returns how many (at least 1 when MAX > 0: the interrupted PC). */
+size_t unwinder_run(struct unwinder *u, const struct profile_stack *s,
+		    uint64_t *pcs, size_t max);
+
+#endif /* PROFRUN_CLI_UNWIND_H */

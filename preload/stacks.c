@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Call stacks (PROFRUN_STACKS=1, profrun -g): for each sample the handler
+ * copies the interrupted thread's registers and the top of its stack into
+ * a slot of the member's stack area (struct profrun_stacks); the CLI
+ * unwinds them later with libdwfl, as perf does with --call-graph dwarf.
+ * Nothing is unwound here, nothing is locked or allocated.
+ *
+ * The copy never reads past the thread's own stack: its bounds are
+ * recorded outside the handler (the main thread's when the shim starts,
+ * every other thread's when it starts through pthread_create).  A thread
+ * whose bounds are unknown, or whose stack pointer is not inside them (a
+ * handler on an alternate stack), is read with process_vm_readv on our
+ * own pid, which fails instead of faulting.
+ *
+ * Slots: the first slot_count samples take one each; sample n after them
+ * replaces slot j for a j drawn uniformly in [0, n] when j < slot_count
+ * (reservoir sampling), so the slots hold a uniform sample of all samples
+ * while the flat counts stay exact.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+#define ALIGN_UP(x, a) (((x) + (a)-1) & ~(uint64_t)((a)-1))
+
+static struct {
+	uint32_t stack_max; /* 0 = stacks off */
+	uint32_t slot_count;
+	uint32_t slot_size;
+	struct profrun_stacks *area; /* in the current member, or NULL */
+} st;
+
+/* The calling thread's stack [lo, hi); hi == 0: unknown. */
+static __thread uintptr_t t_lo __attribute__((tls_model("initial-exec")));
+static __thread uintptr_t t_hi __attribute__((tls_model("initial-exec")));
+static __thread uint64_t t_rng __attribute__((tls_model("initial-exec")));
+
+/* Not async-signal-safe (called once, from the settings). */
+void
+stacks_configure(uint32_t stack_max, uint32_t slot_count)
+{
+	if (stack_max > SHIM_MAX_STACK)
+		stack_max = SHIM_MAX_STACK;
+	stack_max &= ~7u;
+	st.stack_max = stack_max;
+	st.slot_count = stack_max ? slot_count : 0;
+	st.slot_size = (uint32_t)ALIGN_UP(
+		sizeof(struct profrun_stack_slot) + stack_max, 64);
+	if (st.slot_count == 0)
+		st.stack_max = 0;
+}
+
+/* Pure, async-signal-safe. */
+uint64_t
+stacks_area_size(void)
+{
+	if (st.stack_max == 0)
+		return 0;
+	return sizeof(struct profrun_stacks) +
+	       (uint64_t)st.slot_count * st.slot_size;
+}
+
+/* Async-signal-safe. */
+void
+stacks_attach(struct profrun_header *h, uint64_t off)
+{
+	struct profrun_stacks *a;
+
+	if (st.stack_max == 0 || off == 0) {
+		__atomic_store_n(&st.area, NULL, __ATOMIC_RELEASE);
+		return;
+	}
+	a = (struct profrun_stacks *)((char *)h + off);
+	a->slot_size = st.slot_size;
+	a->slot_count = st.slot_count;
+	a->stack_max = st.stack_max;
+	a->arch = 62; /* EM_X86_64 */
+	a->nregs = PROFRUN_STACK_REGS;
+	__atomic_store_n(&st.area, a, __ATOMIC_RELEASE);
+}
+
+/* Not async-signal-safe (pthread_getattr_np). */
+void
+stacks_thread_start(void)
+{
+	pthread_attr_t attr;
+	void *addr;
+	size_t size;
+
+	if (st.stack_max == 0)
+		return;
+	t_rng = (uint64_t)syscall(SYS_gettid) * 0x9e3779b97f4a7c15ull ^
+		(uint64_t)writer_now_ns();
+	if (pthread_getattr_np(pthread_self(), &attr) != 0)
+		return;
+	if (pthread_attr_getstack(&attr, &addr, &size) == 0 && size > 0) {
+		t_lo = (uintptr_t)addr;
+		t_hi = (uintptr_t)addr + size;
+	}
+	pthread_attr_destroy(&attr);
+}
+
+/* Async-signal-safe. */
+void
+stacks_fork_child(void)
+{
+	t_rng ^= (uint64_t)syscall(SYS_getpid) << 32 | 0x5bd1e995u;
+}
+
+/* A uniform draw in [0, n].  Async-signal-safe. */
+static uint64_t
+draw(uint64_t n)
+{
+	uint64_t x = t_rng ? t_rng : 0x2545f4914f6cdd1dull;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	t_rng = x;
+	return n == UINT64_MAX ? x : x % (n + 1);
+}
+
+#define PAGE 4096u
+
+/* Copy LEN stack bytes at SP into DST with process_vm_readv, a page at a
+ * time so that a read ending in an unmapped page keeps what came before
+ * it.  Returns the bytes copied.  Async-signal-safe. */
+static size_t
+copy_checked(void *dst, uintptr_t sp, size_t len)
+{
+	struct iovec local[17], remote[17];
+	size_t n = 0, off = 0;
+	ssize_t r;
+
+	while (off < len && n < 17) {
+		size_t chunk = PAGE - ((sp + off) % PAGE);
+
+		if (chunk > len - off)
+			chunk = len - off;
+		local[n].iov_base = (char *)dst + off;
+		local[n].iov_len = chunk;
+		remote[n].iov_base = (void *)(sp + off);
+		remote[n].iov_len = chunk;
+		off += chunk;
+		n++;
+	}
+	r = syscall(SYS_process_vm_readv, (pid_t)syscall(SYS_getpid), local, n,
+		    remote, n, 0);
+	return r > 0 ? (size_t)r : 0;
+}
+
+/* The x86-64 registers in DWARF order.  Async-signal-safe. */
+static bool
+get_regs(const ucontext_t *uc, uint64_t *regs)
+{
+#if defined(__x86_64__)
+	static const int map[PROFRUN_STACK_REGS] = {
+		REG_RAX, REG_RDX, REG_RCX, REG_RBX, REG_RSI, REG_RDI,
+		REG_RBP, REG_RSP, REG_R8,  REG_R9,  REG_R10, REG_R11,
+		REG_R12, REG_R13, REG_R14, REG_R15, REG_RIP,
+	};
+
+	for (int i = 0; i < PROFRUN_STACK_REGS; i++)
+		regs[i] = (uint64_t)uc->uc_mcontext.gregs[map[i]];
+	return true;
+#else
+	(void)uc;
+	(void)regs;
+	return false;
+#endif
+}
+
+/* Async-signal-safe. */
+void
+stacks_record(void *ctx, uint32_t count, uint32_t gen)
+{
+	struct profrun_stacks *a = __atomic_load_n(&st.area, __ATOMIC_ACQUIRE);
+	struct profrun_stack_slot *s;
+	uint64_t seq, j, regs[PROFRUN_STACK_REGS];
+	uint32_t c;
+	uintptr_t sp;
+	size_t len, want;
+
+	if (a == NULL || !get_regs(ctx, regs))
+		return;
+	seq = __atomic_fetch_add(&a->offered, 1, __ATOMIC_RELAXED);
+	j = seq < a->slot_count ? seq : draw(seq);
+	if (j >= a->slot_count) {
+		__atomic_add_fetch(&a->dropped, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	s = (struct profrun_stack_slot *)((char *)(a + 1) +
+					  (uint64_t)j * a->slot_size);
+	if (seq >= a->slot_count) {
+		/* take it over from its committed stack; a slot that is
+		 * being written (commit 0) is left to its writer */
+		c = __atomic_load_n(&s->commit, __ATOMIC_ACQUIRE);
+		if (c == 0 || !__atomic_compare_exchange_n(
+				      &s->commit, &c, 0, false,
+				      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			__atomic_add_fetch(&a->dropped, 1, __ATOMIC_RELAXED);
+			return;
+		}
+	}
+	sp = (uintptr_t)regs[7];
+	want = a->stack_max;
+	if (t_hi != 0 && sp >= t_lo && sp < t_hi) {
+		len = t_hi - sp < want ? t_hi - sp : want;
+		memcpy(s + 1, (const void *)sp, len);
+	} else {
+		len = copy_checked(s + 1, sp, want);
+		if (len == 0)
+			__atomic_add_fetch(&a->failed, 1, __ATOMIC_RELAXED);
+	}
+	s->tid = (int32_t)syscall(SYS_gettid);
+	s->size = (uint32_t)len;
+	s->flags = len == want ? PROFRUN_STACK_PARTIAL : 0;
+	s->count = count;
+	s->gen = gen;
+	s->seq = seq;
+	s->sp = sp;
+	memcpy(s->regs, regs, sizeof(regs));
+	__atomic_store_n(&s->commit, 1, __ATOMIC_RELEASE);
+}

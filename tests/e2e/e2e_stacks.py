@@ -1,0 +1,307 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Call stacks: recorded with profrun -g, unwound with libdwfl, and shown as
+inclusive shares, callers, folded stacks and gprof's call graph
+(tests/workloads/stacks.c).
+
+Usage: e2e_stacks.py CASE (exit 0 pass, 1 fail, 77 skip).  Shares are checked
+on at least e2e.NEED stacks within 5 standard deviations plus 2 points
+(e2e.check_share); "reach the thread's start" checks allow a few stacks cut
+short (a sample that lands in a function's first instruction before its frame
+is set up unwinds fine; one in the dynamic loader may not)."""
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from e2e import (NEED, PROFRUN, Skip, check_count, check_share, cpu_for, expect,  # noqa: E402
+                 gather, one_line_error, report_json, run, samples_of, wl)
+import e2e  # noqa: E402
+
+CASES = {}
+FREQ = e2e.DEFAULT_FREQ
+
+
+def case(fn):
+    CASES[fn.__name__.replace("_", "-")] = fn
+    return fn
+
+
+def record(tmp, name, *args, extra=(), prog=None):
+    out = os.path.join(tmp, name)
+    cmd = [PROFRUN, "-g", "-q", "-F", str(FREQ), *extra, "-o", out, "--",
+           *(prog or [wl("stacks")]), *args]
+    cp = run(cmd, timeout=240)
+    expect(cp.returncode == 0, f"{cmd}: exit {cp.returncode}: {cp.stderr.strip()}")
+    return out
+
+
+def folded(out, *extra):
+    """The folded stacks of OUT: a list of (frames root first, count)."""
+    cp = run([PROFRUN, "report", "--format", "folded", *extra, out])
+    expect(cp.returncode == 0, f"report --format folded: {cp.stderr.strip()}")
+    stacks = []
+    for line in cp.stdout.splitlines():
+        m = re.fullmatch(r"(.*) (\d+)", line)
+        expect(m is not None, f"folded line {line!r} is not 'a;b;c N'")
+        stacks.append((m.group(1).split(";"), int(m.group(2))))
+    expect(stacks, "no folded stacks")
+    return stacks
+
+
+def plain(frame):
+    """A folded frame without its inlined mark, and without the suffix of a
+    compiler's clone (sort_round.constprop.0)."""
+    frame = frame[:-4] if frame.endswith("_[i]") else frame
+    return re.sub(r"\.(constprop|isra|part|cold)\.\d+$", "", frame)
+
+
+def with_frame(stacks, name):
+    return sum(n for frames, n in stacks if name in map(plain, frames))
+
+
+def recorded(attempt_args, need, tmp, name, extra=()):
+    """Record until the run holds NEED stacks; returns (out, JSON report)."""
+    def attempt(seconds):
+        out = record(tmp, name, attempt_args[0], seconds, *attempt_args[1:],
+                     extra=extra)
+        rep = report_json(out)
+        return (out, rep), [(rep["stacks"]["with_stack"], need)]
+    return gather(attempt, cpu_for(need))
+
+
+def reached_start(rep, at_least, what):
+    st = rep["stacks"]
+    done = st["with_stack"] - st["truncated"]
+    expect(st["with_stack"] > 0, f"{what}: no stacks")
+    expect(done >= at_least * st["with_stack"],
+           f"{what}: {done} of {st['with_stack']} stacks reach the thread's start, "
+           f"expected at least {at_least:.0%}")
+
+
+@case
+def leaf_through_two_callers_three_to_one(tmp):
+    """The 3:1 split of leaf()'s callers, seen the same way by every view."""
+    (out, rep) = recorded(["ratio"], NEED, tmp, "ratio.prof")
+    st = folded(out)
+    a, b = with_frame(st, "caller_a"), with_frame(st, "caller_b")
+    check_share(a, a + b, 0.75, "folded: caller_a among leaf's callers")
+    for frames, n in st:
+        if "leaf" in frames:
+            expect(frames[-1] == "leaf", f"leaf is not the leaf of {frames}")
+    # JSON: a leaf's inclusive samples are its own
+    leaf = [f for f in rep["functions"] if f["name"] == "leaf"]
+    expect(len(leaf) == 1 and "inclusive" in leaf[0], f"leaf in JSON: {leaf}")
+    expect(leaf[0]["inclusive"] >= leaf[0]["samples"] and
+           leaf[0]["inclusive"] <= 1.05 * leaf[0]["samples"] + 5,
+           f"leaf's inclusive {leaf[0]['inclusive']} vs self {leaf[0]['samples']}")
+    # the callers have no self time, so they are no flat entries: their
+    # shares show in the calls views
+    cp = run([PROFRUN, "report", "--callers", "leaf", "--format", "json", out])
+    expect(cp.returncode == 0, f"--callers leaf: {cp.stderr.strip()}")
+    calls = cp.stdout
+    expect("caller_a" in calls and "caller_b" in calls,
+           f"--callers leaf names both callers: {calls[:400]!r}")
+    text = run([PROFRUN, "report", "--callers", "leaf", out])
+    expect(text.returncode == 0, f"--callers leaf (text): {text.stderr.strip()}")
+    shares = {}
+    for line in text.stdout.splitlines():
+        m = re.search(r"(\d+\.\d+)%?\s.*\b(caller_[ab])\b", line)
+        if m:
+            shares[m.group(2)] = float(m.group(1))
+    expect(set(shares) == {"caller_a", "caller_b"},
+           f"--callers leaf text shows both callers with shares: {text.stdout!r}")
+    total = shares["caller_a"] + shares["caller_b"]
+    check_share(shares["caller_a"] / total * (a + b), a + b, 0.75,
+                "--callers: caller_a's share")
+    # gprof -q reads the arcs of the gmon.out export
+    if shutil.which("gprof") is None:
+        return
+    gmon = os.path.join(tmp, "gmon.out")
+    cp = run([PROFRUN, "report", "--format", "gmon", "-o", gmon, out])
+    expect(cp.returncode == 0, f"gmon export: {cp.stderr.strip()}")
+    gp = run(["gprof", "-q", "-b", wl("stacks"), gmon])
+    expect(gp.returncode == 0, f"gprof -q: {gp.stderr.strip()}")
+    calls = {}
+    for line in gp.stdout.splitlines():
+        m = re.match(r"\s+[\d.]+\s+[\d.]+\s+(\d+)/(\d+)\s+(caller_[ab])\b", line)
+        if m:
+            calls[m.group(3)] = int(m.group(1))
+    expect(set(calls) == {"caller_a", "caller_b"},
+           f"gprof -q shows both callers of leaf: {gp.stdout[:1500]!r}")
+    check_share(calls["caller_a"], calls["caller_a"] + calls["caller_b"], 0.75,
+                "gprof -q: calls from caller_a")
+
+
+@case
+def stacks_through_qsort_callback(tmp):
+    """From a comparison function, through the C library's qsort, to main."""
+    (out, rep) = recorded(["qsort"], NEED, tmp, "qsort.prof")
+    st = folded(out)
+    cmp = [(f, n) for f, n in st if "slow_compare" in map(plain, f)]
+    total = sum(n for _, n in cmp)
+    expect(total >= NEED // 2, f"only {total} stacks in slow_compare")
+    through = sum(n for f, n in cmp
+                  if "sort_round" in map(plain, f) and "main" in map(plain, f))
+    expect(through >= 0.9 * total,
+           f"{through} of {total} stacks in slow_compare reach sort_round and main "
+           f"through qsort: {cmp[:3]}")
+
+
+@case
+def stacks_through_a_signal_handler(tmp):
+    """From a SIGALRM handler, through the signal frame, to the loop it
+    interrupted and main."""
+    (out, rep) = recorded(["signal"], NEED, tmp, "signal.prof")
+    st = folded(out)
+    inh = [(f, n) for f, n in st if "in_handler" in map(plain, f)]
+    total = sum(n for _, n in inh)
+    expect(total >= NEED // 2, f"only {total} stacks in the handler")
+    through = sum(n for f, n in inh if "main" in map(plain, f))
+    expect(through >= 0.9 * total,
+           f"{through} of {total} stacks in the handler reach main: {inh[:3]}")
+
+
+@case
+def stacks_of_threads_reach_their_start(tmp):
+    (out, rep) = recorded(["threads"], NEED, tmp, "threads.prof")
+    st = folded(out)
+    tw = [(f, n) for f, n in st if "thread_work" in map(plain, f)]
+    total = sum(n for _, n in tw)
+    expect(total >= 0.9 * rep["stacks"]["with_stack"],
+           f"{total} of {rep['stacks']['with_stack']} stacks in thread_work")
+    started = sum(n for f, n in tw if "start_thread" in map(plain, f))
+    expect(started >= 0.9 * total,
+           f"{started} of {total} thread stacks reach start_thread: {tw[:2]}")
+    reached_start(rep, 0.9, "threads")
+
+
+@case
+def deep_recursion_is_truncated_and_counted(tmp):
+    """1000 frames do not fit 8 KiB: cut short, counted, and the report
+    says which option helps; 64 KiB holds them."""
+    (out, rep) = recorded(["deep"], 100, tmp, "deep.prof")
+    st = rep["stacks"]
+    expect(st["truncated"] >= 0.9 * st["with_stack"],
+           f"{st['truncated']} of {st['with_stack']} 1000-deep stacks marked truncated")
+    text = run([PROFRUN, "report", out])
+    expect(text.returncode == 0, f"report: {text.stderr.strip()}")
+    expect("--stack-size" in text.stdout + text.stderr,
+           f"the report names --stack-size for cut-short stacks: {text.stdout[:800]!r}")
+    for frames, _ in folded(out):
+        expect(frames[-1] == "leaf", f"a truncated stack keeps its leaf: {frames[-3:]}")
+    (out, rep) = recorded(["deep"], 100, tmp, "deep64.prof",
+                          extra=("--stack-size", "65536"))
+    reached_start(rep, 0.9, "1000-deep recursion with --stack-size 65536")
+    deep = max(len(f) for f, _ in folded(out))
+    expect(deep >= 1000, f"the deepest stack has {deep} frames, expected 1000+")
+
+
+@case
+def sigkill_mid_run_keeps_committed_stacks(tmp):
+    out = os.path.join(tmp, "k.prof")
+    p = subprocess.Popen([PROFRUN, "-g", "-q", "-F", str(FREQ), "-o", out,
+                          wl("stacks"), "forever"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = p.stdout.readline()
+        expect(line.strip() == "ready", f"workload said {line!r}")
+        # the workload is profrun's child
+        kids = subprocess.run(["pgrep", "-P", str(p.pid)], capture_output=True,
+                              text=True).stdout.split()
+        expect(len(kids) == 1, f"children of profrun: {kids}")
+        os.kill(int(kids[0]), signal.SIGKILL)
+        p.wait(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+        p.communicate()
+    expect(p.returncode == 128 + signal.SIGKILL, f"profrun exited {p.returncode}")
+    rep = report_json(out)
+    expect(rep["complete"] is False, "a SIGKILLed run is marked complete")
+    st = folded(out)
+    n = sum(c for _, c in st)
+    expect(n >= 0.9 * rep["stacks"]["with_stack"] and n > 10,
+           f"{n} stacks kept of a killed run ({rep['stacks']})")
+    good = sum(c for f, c in st if f[-2:] == ["caller_a", "leaf"])
+    expect(good >= 0.9 * n, f"{good} of {n} stacks end caller_a;leaf: {st[:3]}")
+
+
+@case
+def reservoir_keeps_flat_counts_exact(tmp):
+    """With room for 400 stacks and several times as many samples, the flat
+    counts still add up to CPU time x rate, and the kept stacks are a
+    uniform sample (the 3:1 split holds among them)."""
+    def attempt(seconds):
+        out = record(tmp, "res.prof", "ratio", seconds,
+                     extra=("--stack-samples", "400"))
+        rep = report_json(out)
+        return (out, rep), [(rep["samples"]["total"], 4 * NEED)]
+    out, rep = gather(attempt, cpu_for(4 * NEED))
+    st = rep["stacks"]
+    kept = sum(n for _, n in folded(out))
+    expect(kept <= 400 * 2, f"{kept} stack samples kept with room for 400")
+    expect(st["with_stack"] == kept, f"JSON says {st['with_stack']} stacks, folded {kept}")
+    expect(st["samples"] == rep["samples"]["total"],
+           f"stacks.samples {st['samples']} != samples.total {rep['samples']['total']}")
+    cpu = rep["cpu_seconds"]
+    check_count(rep["samples"]["total"], cpu, e2e.sample_rate(FREQ),
+                "flat samples with a full reservoir")
+    s = folded(out)
+    a, b = with_frame(s, "caller_a"), with_frame(s, "caller_b")
+    check_share(a, a + b, 0.75, "caller_a among the kept stacks")
+
+
+@case
+def stacks_of_debian_programs_reach_main(tmp):
+    """Debian's own optimised binaries (no frame pointers): python3 and
+    xz -T2 (its worker threads), unwound through their CFI."""
+    py, xz = shutil.which("python3"), shutil.which("xz")
+    if not py or not xz:
+        raise Skip("python3 or xz missing")
+    script = os.path.join(tmp, "w.py")
+    with open(script, "w") as f:
+        f.write("import json\n"
+                "def f(n):\n    return sum(i * i for i in range(n))\n"
+                "for i in range(60):\n    f(100000)\n"
+                "    json.dumps([list(range(100))] * 50)\n")
+    out = record(tmp, "py.prof", script, prog=[py])
+    rep = report_json(out)
+    reached_start(rep, 0.9, "python3")
+    expect(any("_PyEval_EvalFrameDefault" in map(plain, f) for f, _ in folded(out)),
+           "python3's stacks name its interpreter loop")
+    data = os.path.join(tmp, "data")
+    with open(data, "wb") as f:
+        f.write(os.urandom(3 << 20) * 4)
+    out = record(tmp, "xz.prof", "-T2", "-6", "-k", "-f", data, prog=[xz])
+    rep = report_json(out)
+    reached_start(rep, 0.9, "xz -T2")
+
+
+@case
+def profile_without_stacks_refuses_stack_views(tmp):
+    out = os.path.join(tmp, "flat.prof")
+    cp = run([PROFRUN, "-q", "-o", out, wl("stacks"), "ratio", "0.2"])
+    expect(cp.returncode == 0, f"flat run: {cp.stderr}")
+    for args in (["--callers", "leaf"], ["--call-graph"]):
+        cp = run([PROFRUN, "report", *args, out])
+        line = one_line_error(cp, f"report {args} without stacks")
+        expect("-g" in line, f"the error says to record with -g: {line!r}")
+    # folded without stacks: each function a stack of its own, and a
+    # warning that says how to get stacks
+    cp = run([PROFRUN, "report", "--format", "folded", out])
+    expect(cp.returncode == 0 and "-g" in cp.stderr and
+           re.search(r"^leaf \d+$", cp.stdout, re.M),
+           f"folded without stacks: exit {cp.returncode}, {cp.stdout!r}, {cp.stderr!r}")
+    rec = record(tmp, "st.prof", "ratio", "0.3")
+    cp = run([PROFRUN, "report", "--callers", "no_such_function", rec])
+    one_line_error(cp, "--callers of an unknown function")
+
+
+if __name__ == "__main__":
+    sys.exit(e2e.main(CASES, "e2e_stacks.py"))
