@@ -64,7 +64,10 @@ static const char run_usage[] =
 	"      --stack-samples N  stacks kept per process (default 2048; past them a\n"
 	"                      uniform random sample is kept; 8.4 KiB of disk each)\n"
 	"      --top N         print at most N functions\n"
-	"      --format FMT    report format: text (default) or json\n" PAUSE_OPTIONS_HELP
+	"      --format FMT    report format: text (default) or json\n"
+	"      --callers FUNC  report who calls FUNC instead of the flat table\n"
+	"      --callees FUNC  report whom FUNC calls\n"
+	PAUSE_OPTIONS_HELP
 	"  -h, --help          show this help\n"
 	"  -V, --version       show the version\n"
 	"\n"
@@ -106,6 +109,8 @@ check_inherited_freq(const struct run_opts *o)
 static int
 run_option(int c, struct run_opts *o)
 {
+	if (opt_calls(c, &o->report) == -1)
+		return -1;
 	switch (c) {
 	case 'o':
 		o->output = optarg;
@@ -179,6 +184,7 @@ parse_run_opts(int argc, char **argv, struct run_opts *o)
 		{"stack-samples", required_argument, NULL, 'N'},
 		{"top", required_argument, NULL, 't'},
 		{"format", required_argument, NULL, 'f'},
+		CALLS_OPTIONS,
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		PAUSE_LONGOPTS,

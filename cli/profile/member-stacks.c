@@ -287,8 +287,21 @@ profile_stacks_each(const struct profile *p,
 		return profile_fail(err, errlen, "out of memory");
 	}
 	while (r == 0 && done < a->slot_count) {
-		size_t n = a->slot_count - done < per ? a->slot_count - done
-						      : per;
+		uint64_t at = a->off + sizeof(struct profrun_stacks) +
+			      (uint64_t)done * a->slot_size;
+		off_t data = lseek(fd, (off_t)at, SEEK_DATA);
+		size_t n;
+
+		/* holes (slots given back unused, or never written) hold
+		 * no stack: skip them */
+		if (data < 0 && errno == ENXIO)
+			break;
+		if (data > 0 && (uint64_t)data >= at + a->slot_size) {
+			/* to the slot that holds the data */
+			done += ((uint64_t)data - at) / a->slot_size;
+			continue;
+		}
+		n = a->slot_count - done < per ? a->slot_count - done : per;
 
 		if (profile_pread_all(fd, buf, n * a->slot_size,
 			      a->off + sizeof(struct profrun_stacks) +
