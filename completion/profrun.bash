@@ -72,8 +72,11 @@ _profrun_option_argument()
 		*) _filedir ;;
 		esac
 		;;
+	--toggle-signal)
+		COMPREPLY=($(compgen -W 'USR1 USR2 HUP WINCH URG RTMIN+' -- "$cur"))
+		;;
 	-F | --freq | --top | --tid | --pid | --module | --threshold | --confidence | \
-		--stack-size | --stack-samples | --callers | --callees)
+		--stack-size | --stack-samples | --callers | --callees | --delay | --duration)
 		;; # a number or a name: nothing to offer
 	-*)
 		# any other option --help shows with an argument: a file

@@ -252,11 +252,22 @@ static void
 on_toggle(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
+	struct sigaction dfl;
 
-	(void)sig;
 	(void)si;
 	(void)uc;
-	pause_set(!pause_now());
+	if (shim_owns_profile()) {
+		pause_set(!pause_now());
+		errno = saved;
+		return;
+	}
+	/* not profiling (any more, or a vfork child, which shares our
+	 * memory but not our actions): the default action, as without
+	 * profrun, once this handler returns */
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	real_sigaction(sig, &dfl, NULL);
+	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
 	errno = saved;
 }
 
