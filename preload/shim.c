@@ -31,9 +31,9 @@ static struct {
 	const char *output; /* run directory */
 	uint32_t freq;	    /* Hz */
 	bool quiet;
-	bool stacks;		/* copy call stacks */
-	uint32_t stack_size;	/* bytes per stack */
-	uint32_t stack_samples; /* stacks kept per image */
+	bool stacks;			/* copy call stacks */
+	uint32_t stack_size;		/* bytes per stack */
+	uint32_t stack_samples;		/* stacks kept per image */
 	bool start_paused;		/* PROFRUN_START=paused */
 	int toggle_sig;			/* 0 = none */
 	uint64_t delay_ns, duration_ns; /* the CPU window, 0 = none */
@@ -265,9 +265,10 @@ apply_setting(const struct setting *s, const char *value)
 		    v < (s->kind == SET_STACK ? 64 : 1) ||
 		    v > (s->kind == SET_STACK ? SHIM_MAX_STACK
 					      : SHIM_MAX_SLOTS))
-			shim_warn(s->kind == SET_STACK
-					  ? "PROFRUN_STACK_SIZE is not a size in 64..65536 bytes; using 8192"
-					  : "PROFRUN_STACK_SAMPLES is not a count in 1..1048576; using 2048");
+			shim_warn(
+				s->kind == SET_STACK
+					? "PROFRUN_STACK_SIZE is not a size in 64..65536 bytes; using 8192"
+					: "PROFRUN_STACK_SAMPLES is not a count in 1..1048576; using 2048");
 		else
 			*(uint32_t *)s->dst = (uint32_t)v;
 		break;
@@ -374,8 +375,8 @@ profile_open(pid_t pid, pid_t ppid, const struct profrun_header *from)
 			warn_err("cannot open run directory", g.dir, -dfd);
 		return dfd;
 	}
-	writer_layout(&g.layout, strlen(g.tgt.exe), g.tgt.nbuckets,
-		      g.vdso_size, stacks_area_size());
+	writer_layout(&g.layout, strlen(g.tgt.exe), g.tgt.nbuckets, g.vdso_size,
+		      stacks_area_size());
 	r = writer_create_member(dfd, pid, g.layout.file_size, &base, NULL);
 	close(dfd);
 	if (r == -EFBIG) {

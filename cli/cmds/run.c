@@ -31,7 +31,7 @@
 struct run_opts {
 	const char *output; /* -o; NULL = "<program>.prof" */
 	bool quiet;
-	long freq; /* 0 = the shim's default */
+	long freq;	    /* 0 = the shim's default */
 	bool stacks;	    /* -g */
 	long stack_size;    /* 0 = the shim's default */
 	long stack_samples; /* likewise */
@@ -66,8 +66,7 @@ static const char run_usage[] =
 	"      --top N         print at most N functions\n"
 	"      --format FMT    report format: text (default) or json\n"
 	"      --callers FUNC  report who calls FUNC instead of the flat table\n"
-	"      --callees FUNC  report whom FUNC calls\n"
-	PAUSE_OPTIONS_HELP
+	"      --callees FUNC  report whom FUNC calls\n" PAUSE_OPTIONS_HELP
 	"  -h, --help          show this help\n"
 	"  -V, --version       show the version\n"
 	"\n"
@@ -132,15 +131,17 @@ run_option(int c, struct run_opts *o)
 		o->stack_size = opt_number(optarg, 64, 65536);
 		if (o->stack_size >= 0)
 			return -1;
-		cli_error("--stack-size: '%s' is not a size between 64 and 65536 bytes",
-			  optarg);
+		cli_error(
+			"--stack-size: '%s' is not a size between 64 and 65536 bytes",
+			optarg);
 		return EXIT_USAGE;
 	case 'N':
 		o->stack_samples = opt_number(optarg, 1, 1048576);
 		if (o->stack_samples >= 0)
 			return -1;
-		cli_error("--stack-samples: '%s' is not a count between 1 and 1048576",
-			  optarg);
+		cli_error(
+			"--stack-samples: '%s' is not a count between 1 and 1048576",
+			optarg);
 		return EXIT_USAGE;
 	case 't':
 		o->report.top = (int)opt_number(optarg, 1, INT_MAX);

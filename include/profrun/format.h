@@ -110,8 +110,8 @@ enum profrun_region_kind {
 	PROFRUN_REGION_STACKS = 10,   /* call stacks (profrun -g): a
 				       * struct profrun_stacks, then its
 				       * slots; found only in this list */
-	PROFRUN_REGION_PAUSE = 11,    /* struct profrun_pause, then per thread */
-	PROFRUN_REGION_FRAMES = 12,   /* call stacks already unwound (written
+	PROFRUN_REGION_PAUSE = 11,  /* struct profrun_pause, then per thread */
+	PROFRUN_REGION_FRAMES = 12, /* call stacks already unwound (written
 				       * by profrun merge): struct
 				       * profrun_frames, then its records */
 };
@@ -174,13 +174,14 @@ struct profrun_stacks {
 	uint32_t arch;	     /* ELF e_machine of the registers (EM_X86_64) */
 	uint32_t nregs;	     /* registers per slot, in DWARF order */
 	uint32_t reserved;
-	uint64_t offered;  /* samples offered a slot (all, with -g) */
-	uint64_t dropped;  /* of them, not kept: slot busy, or not drawn */
-	uint64_t failed;   /* of them, the stack could not be read */
+	uint64_t offered; /* samples offered a slot (all, with -g) */
+	uint64_t dropped; /* of them, not kept: slot busy, or not drawn */
+	uint64_t failed;  /* of them, the stack could not be read */
 	uint64_t reserved2[2];
 };
 
-#define PROFRUN_STACK_REGS 17 /* x86-64 DWARF 0-16: rax rdx rcx rbx rsi rdi
+#define PROFRUN_STACK_REGS                                                     \
+	17 /* x86-64 DWARF 0-16: rax rdx rcx rbx rsi rdi
 			       * rbp rsp r8-r15 rip */
 
 /* profrun_stack_slot.flags */
