@@ -55,8 +55,10 @@ def folded(out, *extra):
 
 
 def plain(frame):
-    """A folded frame without its inlined mark."""
-    return frame[:-4] if frame.endswith("_[i]") else frame
+    """A folded frame without its inlined mark, and without the suffix of a
+    compiler's clone (sort_round.constprop.0)."""
+    frame = frame[:-4] if frame.endswith("_[i]") else frame
+    return re.sub(r"\.(constprop|isra|part|cold)\.\d+$", "", frame)
 
 
 def with_frame(stacks, name):

@@ -5,6 +5,7 @@
  *                           3:1 in CPU time, in random chunks
  *   stacks qsort SECONDS    the time in a qsort() comparison callback
  *   stacks signal SECONDS   the time in a SIGALRM handler (real-time timer)
+ *                           that interrupts pause()
  *   stacks threads SECONDS  two threads, each in thread_work() -> leaf()
  *   stacks deep SECONDS     leaf() at the bottom of a 1000-deep recursion
  *   stacks forever          leaf() through caller_a() until killed; prints
@@ -91,7 +92,7 @@ static volatile sig_atomic_t alarms;
 __attribute__((noinline)) static void
 in_handler(void)
 {
-	leaf(workload_chunk(CHUNK));
+	leaf(workload_chunk(4 * CHUNK));
 	__asm__ volatile("" ::: "memory");
 }
 
@@ -114,9 +115,9 @@ signals(double seconds)
 	sa.sa_handler = on_alarm;
 	sigaction(SIGALRM, &sa, NULL);
 	setitimer(ITIMER_REAL, &it, NULL);
-	/* the main loop does little; the handler does the work */
+	/* the main loop waits; the handler does the work */
 	while (cpu_seconds() < end)
-		__asm__ volatile("" ::: "memory");
+		pause();
 	memset(&it, 0, sizeof(it));
 	setitimer(ITIMER_REAL, &it, NULL);
 }
