@@ -16,7 +16,7 @@ Sections (each runs its profiled variants alternately, A B A B ...):
             accounting and samples) and under perf (--sort comm); total CPU
             against a bare build
   blocked   two workers that block every signal while main sleeps in
-            pthread_join (tests/percpu blocked): share of samples in workers
+            pthread_join (tests/workloads/percpu blocked): share of samples in workers
   overhead  bench-loop: callgrind instruction counts bare vs shim (two scales,
             to split a fixed cost from a per-sample one), and wall/CPU in
             rotating bare / shim / profrun -q runs
@@ -98,7 +98,7 @@ class Env:
         self.spawn = os.path.join(self.build, "bench", "bench-spawn")
         self.loop = os.path.join(self.build, "bench", "bench-loop")
         self.threadspawn = os.path.join(self.build, "bench", "bench-threadspawn")
-        self.percpu = os.path.join(self.build, "tests", "percpu")
+        self.percpu = os.path.join(self.build, "tests", "workloads", "percpu")
         self.tmp = tempfile.mkdtemp(prefix="issue13-", dir=args.tmpdir)
         self.quick = args.quick
         self.args = args
@@ -475,12 +475,12 @@ def section_short(env, out):
     n, secs = 300, 0.002
     argv = [env.percpu, "short", str(n), str(secs)]
     out += ["## Short fork children", "",
-            f"`tests/percpu short {n} {secs}`: {n} fork children in turn, each spinning "
+            f"`tests/workloads/percpu short {n} {secs}`: {n} fork children in turn, each spinning "
             f"{secs * 1000:.0f} ms of its own CPU (half a tick), then the parent spins as long "
             "as they did together: by construction the children hold half of the spinning CPU.  "
             f"Rotating, {reps} time(s) each:", "",
-            f"    profrun -q [-F 250] -o short.prof -- build-bench/tests/percpu short {n} {secs}",
-            f"    perf record -e cpu-clock -F 250|4000 -- build-bench/tests/percpu short {n} {secs}", "",
+            f"    profrun -q [-F 250] -o short.prof -- build-bench/tests/workloads/percpu short {n} {secs}",
+            f"    perf record -e cpu-clock -F 250|4000 -- build-bench/tests/workloads/percpu short {n} {secs}", "",
             "profrun: the children's samples against their CPU (`processes[].cpu_seconds`) × "
             "rate; perf: the children's share of the samples (50% expected).", "",
             f"load average at start: {loadavg()}", ""]
@@ -545,11 +545,11 @@ def section_blocked(env, out):
     secs = "1" if env.quick else "2"
     argv = [env.percpu, "blocked", secs]
     out += ["## Workers that block every signal", "",
-            f"`tests/percpu blocked {secs}`: two workers spin {secs} s of CPU each with every "
+            f"`tests/workloads/percpu blocked {secs}`: two workers spin {secs} s of CPU each with every "
             "signal blocked (one blocks itself, one inherits its creator's full mask) while "
             f"main sleeps in pthread_join.  Alternating, {reps} time(s) each:", "",
-            f"    profrun -q -o blocked.prof -- build-bench/tests/percpu blocked {secs}",
-            f"    perf record -e cpu-clock -F {PERF_HZ} -- build-bench/tests/percpu blocked {secs}", "",
+            f"    profrun -q -o blocked.prof -- build-bench/tests/workloads/percpu blocked {secs}",
+            f"    perf record -e cpu-clock -F {PERF_HZ} -- build-bench/tests/workloads/percpu blocked {secs}", "",
             f"load average at start: {loadavg()}", ""]
     rows, shares = [], []
     for i in range(reps):

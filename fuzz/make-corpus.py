@@ -5,7 +5,7 @@
 usage: make-corpus.py SPLIT_BINARY REAL_MEMBER...
 
 REAL_MEMBER are member files of real runs (the shim's own output); they
-are copied as they are.  Small members crafted with tests/mkprofile.py
+are copied as they are.  Small members crafted with tests/e2e/mkprofile.py
 (a 4-slot wrap table, a short text range, a 16-bit wrap, a note) join them,
 since a fuzzer mutates a 1 KiB input far faster than a 66 KiB one.  The
 merge corpus is an option byte followed by several members.
@@ -14,7 +14,7 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "e2e"))
 import mkprofile  # noqa: E402
 
 

@@ -6,7 +6,7 @@
 
 #include "common.h"
 
-volatile unsigned long bench_sink = 1;
+volatile unsigned long workload_sink = 1;
 
 #define FIB_N		  30
 #define REPEATS_PER_SCALE 300UL
@@ -22,12 +22,12 @@ fib(unsigned n)
 int
 main(int argc, char **argv)
 {
-	unsigned long repeats = (unsigned long)(bench_arg(argc, argv, 1, 1.0) *
+	unsigned long repeats = (unsigned long)(arg_double(argc, argv, 1, 1.0) *
 						REPEATS_PER_SCALE);
 	unsigned long sum = 0;
 
 	for (unsigned long r = 0; r < repeats; r++)
-		sum += fib(FIB_N + (unsigned)(bench_sink & 0));
+		sum += fib(FIB_N + (unsigned)(workload_sink & 0));
 	printf("calls: %lu repeats, sum %lu\n", repeats, sum);
 	return 0;
 }

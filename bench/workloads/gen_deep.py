@@ -10,7 +10,7 @@ Usage: gen_deep.py OUTDIR [N [FILES]]
 Not built by meson (compiling 10000 functions takes minutes).  By hand:
     gen_deep.py /tmp/deep 10000 20 && cd /tmp/deep &&
     gcc -O2 -g -w deep_*.c -o deep      # about 25 MB of DWARF
-then a profile with samples spread over every function (tests/mkprofile.py)
+then a profile with samples spread over every function (tests/e2e/mkprofile.py)
 and `profrun report --lines --inline` against eu-addr2line -f -i and
 gprof -p on the same addresses.
 """

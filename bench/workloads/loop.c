@@ -8,7 +8,7 @@
 
 #include "common.h"
 
-volatile unsigned long bench_sink = 1;
+volatile unsigned long workload_sink = 1;
 
 /* Iterations per share point in one round. */
 #define UNIT		 20000UL
@@ -17,31 +17,31 @@ volatile unsigned long bench_sink = 1;
 __attribute__((noipa)) void
 share_50(unsigned long n)
 {
-	BENCH_BODY(n);
+	WORKLOAD_BODY(n);
 }
 
 __attribute__((noipa)) void
 share_30(unsigned long n)
 {
-	BENCH_BODY(n);
+	WORKLOAD_BODY(n);
 }
 
 __attribute__((noipa)) void
 share_15(unsigned long n)
 {
-	BENCH_BODY(n);
+	WORKLOAD_BODY(n);
 }
 
 __attribute__((noipa)) void
 share_05(unsigned long n)
 {
-	BENCH_BODY(n);
+	WORKLOAD_BODY(n);
 }
 
 int
 main(int argc, char **argv)
 {
-	unsigned long rounds = (unsigned long)(bench_arg(argc, argv, 1, 1.0) *
+	unsigned long rounds = (unsigned long)(arg_double(argc, argv, 1, 1.0) *
 					       ROUNDS_PER_SCALE);
 
 	for (unsigned long r = 0; r < rounds; r++) {
@@ -50,6 +50,6 @@ main(int argc, char **argv)
 		share_15(15 * UNIT);
 		share_05(5 * UNIT);
 	}
-	printf("loop: %lu rounds, sink %lu\n", rounds, bench_sink & 0xff);
+	printf("loop: %lu rounds, sink %lu\n", rounds, workload_sink & 0xff);
 	return 0;
 }

@@ -8,7 +8,7 @@
 
 #include "common.h"
 
-volatile unsigned long bench_sink = 1;
+volatile unsigned long workload_sink = 1;
 
 #define SLOTS		(8UL << 20) /* 8 Mi slots of 8 bytes */
 #define STEPS_PER_SCALE (8UL << 20)
@@ -49,7 +49,7 @@ chase(const size_t *next, size_t start, unsigned long steps)
 int
 main(int argc, char **argv)
 {
-	unsigned long steps = (unsigned long)(bench_arg(argc, argv, 1, 1.0) *
+	unsigned long steps = (unsigned long)(arg_double(argc, argv, 1, 1.0) *
 					      STEPS_PER_SCALE);
 	size_t *next = malloc(SLOTS * sizeof(*next));
 
@@ -58,8 +58,8 @@ main(int argc, char **argv)
 		return 1;
 	}
 	build_cycle(next, SLOTS);
-	bench_sink = chase(next, 0, steps);
-	printf("memory: %lu steps, end %lu\n", steps, bench_sink);
+	workload_sink = chase(next, 0, steps);
+	printf("memory: %lu steps, end %lu\n", steps, workload_sink);
 	free(next);
 	return 0;
 }

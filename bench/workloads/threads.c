@@ -6,7 +6,7 @@
 
 #include "common.h"
 
-volatile unsigned long bench_sink = 1;
+volatile unsigned long workload_sink = 1;
 
 #define NTHREADS	4
 #define ITERS_PER_SCALE 250000000UL
@@ -19,7 +19,7 @@ struct job {
 __attribute__((noipa)) static unsigned long
 spin(unsigned long n)
 {
-	unsigned long x = bench_sink;
+	unsigned long x = workload_sink;
 
 	for (unsigned long i = 0; i < n; i++)
 		x = x * 6364136223846793005UL + 1442695040888963407UL;
@@ -38,7 +38,7 @@ thread_work(void *arg)
 int
 main(int argc, char **argv)
 {
-	unsigned long iters = (unsigned long)(bench_arg(argc, argv, 1, 1.0) *
+	unsigned long iters = (unsigned long)(arg_double(argc, argv, 1, 1.0) *
 					      ITERS_PER_SCALE);
 	pthread_t tid[NTHREADS];
 	struct job jobs[NTHREADS];

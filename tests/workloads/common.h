@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared helpers for the test workloads: a loop body whose cost per
- * iteration is the same wherever it is instantiated, CPU-time checks, and
- * a random interleaving of functions. */
+/* Shared helpers for the workloads of the tests and of bench/: a loop body
+ * whose cost per iteration is the same wherever it is instantiated, CPU-time
+ * checks, and a random interleaving of functions. */
 #ifndef WORKLOAD_COMMON_H
 #define WORKLOAD_COMMON_H
 

@@ -15,17 +15,9 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "spin.h"
 
 volatile unsigned long workload_sink = 1;
-
-__attribute__((noipa)) void
-spin(double seconds)
-{
-	double start = cpu_seconds();
-
-	while (cpu_seconds() - start < seconds)
-		WORKLOAD_BODY(100000UL);
-}
 
 static const char *
 disposition(void (*h)(int))

@@ -13,6 +13,7 @@
 #include <sys/time.h>
 
 #include "common.h"
+#include "spin.h"
 
 sighandler_t bsd_signal(int sig, sighandler_t handler); /* not in every header */
 /* sigset() is obsolescent, and exactly what programs still call */
@@ -26,15 +27,6 @@ on_prof(int sig)
 {
 	(void)sig;
 	ticks++;
-}
-
-__attribute__((noipa)) void
-spin(double seconds)
-{
-	double start = cpu_seconds();
-
-	while (cpu_seconds() - start < seconds)
-		WORKLOAD_BODY(100000UL);
 }
 
 int

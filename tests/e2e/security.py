@@ -226,7 +226,7 @@ def hostile_source_text_never_reaches_the_terminal(tmp):
     cc = shutil.which("cc") or shutil.which("gcc")
     if not cc:
         raise Skip("no C compiler to build a workload from a hostile source")
-    workloads = os.path.join(os.path.dirname(os.path.abspath(__file__)), "workloads")
+    workloads = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "workloads")
     src = os.path.join(os.fsencode(tmp), b"in\x1b[2Jl\xffine.c")
     with open(os.path.join(workloads, "inline.c"), "rb") as f:
         text = f.read().replace(b"/* HOT LINE */", b"/* HOT LINE \x1b]0;owned\x07 \xc0\xaf */")

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""`profrun report` on hand-made member files (tests/mkprofile.py): exact
+"""`profrun report` on hand-made member files (mkprofile.py): exact
 counts, merging, selection and refusals that real runs cannot pin down.
 
 usage: report-crafted.py PROFRUN SPLIT_BINARY

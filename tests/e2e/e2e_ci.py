@@ -40,7 +40,7 @@ import e2e  # noqa: E402
 import mkprofile  # noqa: E402
 from e2e import PROFRUN, Failure, expect, run, wl, report_json, check_share, one_line_error  # noqa: E402
 
-PROTO = os.environ.get("PROFILE_PROTO", os.path.join(HERE, "data", "profile.proto"))
+PROTO = os.environ.get("PROFILE_PROTO", os.path.join(HERE, "..", "data", "profile.proto"))
 CASES = {}
 STAGES = ["stage_parse", "stage_hash", "stage_sort", "stage_compress", "stage_render"]
 

@@ -20,13 +20,13 @@ import sys
 import time
 import urllib.request
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import e2e  # noqa: E402
 import mkprofile  # noqa: E402
 from e2e import (PROFRUN, Failure, Skip, check_share, expect,  # noqa: E402
                  one_line_error, report_json, run, samples_of, wl)
 
-SOURCE_TESTS = os.environ.get("SOURCE_TESTS", os.path.dirname(os.path.abspath(__file__)))
+SOURCE_TESTS = os.environ.get("SOURCE_TESTS", os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CASES = {}
 
 # no debuginfod unless a case asks for it: a stray DEBUGINFOD_URLS would
