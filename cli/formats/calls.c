@@ -63,9 +63,12 @@ static void
 print_fn(FILE *out, const struct report_stacks *s, uint32_t fn)
 {
 	const struct stack_fn *f = &s->fns[fn];
+	const char *name = f->name && f->name[0] ? f->name : "[unknown]";
 
-	fputs(f->name && f->name[0] ? f->name : "[unknown]", out);
-	if (!f->main && f->module && f->module[0])
+	for (const char *c = name; *c; c++)
+		fputc(*c == '\n' || *c == '\r' ? ' ' : *c, out);
+	if (!f->main && f->module && f->module[0] &&
+	    strcmp(module_display(f->module), name) != 0)
 		fprintf(out, "  (%s)", module_display(f->module));
 }
 

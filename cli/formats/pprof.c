@@ -93,6 +93,7 @@ struct pprof {
 	bool *fn_done;	     /* with stacks: function fn + 1 written */
 	uint64_t *ids;	     /* one sample's location ids */
 	size_t nids;
+	uint64_t unknown_location; /* with stacks: of stacks of no frame */
 };
 
 /* File offset of link-time ADDR in EXE's loadable segments, or 0. */
@@ -457,6 +458,8 @@ stack_location(struct pprof *pp, size_t first, size_t last)
 	pb_uint(&b, LOCATION_MAPPING, m ? m->id : 0);
 	pb_uint(&b, LOCATION_ADDRESS, outer->addr + (m ? m->bias : 0));
 	for (size_t i = first; i <= last; i++) {
+		if (s->frames[i].fn >= s->nfns)
+			continue;
 		memset(&l, 0, sizeof(l));
 		pb_uint(&l, LINE_FUNCTION, stack_function(pp, &s->frames[i]));
 		pb_uint(&l, LINE_LINE, s->frames[i].line);
@@ -466,6 +469,31 @@ stack_location(struct pprof *pp, size_t first, size_t last)
 	pb_message(&pp->locations, PROFILE_LOCATION, &b);
 	pbuf_fini(&b);
 	return pp->nlocations;
+}
+
+/* The location of stacks without a known frame: function "[unknown]"
+ * (id: the stacks' functions + 1), made on first use. */
+static uint64_t
+stack_unknown(struct pprof *pp)
+{
+	uint64_t fn = pp->r->stacks.nfns + 1;
+	struct pbuf b = {0}, l = {0};
+
+	if (pp->unknown_location)
+		return pp->unknown_location;
+	pb_uint(&b, FUNCTION_ID, fn);
+	pb_uint(&b, FUNCTION_NAME, strtab_index(&pp->strings, OUTSIDE_UNKNOWN));
+	pb_uint(&b, FUNCTION_SYSTEM_NAME,
+		strtab_index(&pp->strings, OUTSIDE_UNKNOWN));
+	pb_message(&pp->functions, PROFILE_FUNCTION, &b);
+	pbuf_fini(&b);
+	pb_uint(&l, LINE_FUNCTION, fn);
+	pb_uint(&b, LOCATION_ID, ++pp->nlocations);
+	pb_message(&b, LOCATION_LINE, &l);
+	pb_message(&pp->locations, PROFILE_LOCATION, &b);
+	pbuf_fini(&l);
+	pbuf_fini(&b);
+	return pp->unknown_location = pp->nlocations;
 }
 
 /* One sample for trace T: a location per physical frame, leaf first. */
@@ -494,10 +522,13 @@ stack_sample(struct pprof *pp, const struct stack_trace *t)
 		if (s->frames[last].fn < s->nfns)
 			pp->ids[n++] = stack_location(pp, i, last);
 	}
-	if (n > 0)
+	if (n == 0) {
+		uint64_t loc = stack_unknown(pp);
+
+		add_sample(pp, &loc, 1, t->count);
+	} else {
 		add_sample(pp, pp->ids, n, t->count);
-	else
-		add_unmapped(pp, OUTSIDE_UNKNOWN, t->count);
+	}
 }
 
 /* The mappings of the executables and of the libraries with samples,
