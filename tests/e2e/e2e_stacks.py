@@ -278,7 +278,7 @@ def stacks_of_debian_programs_reach_main(tmp):
     data = os.path.join(tmp, "data")
     with open(data, "wb") as f:
         f.write(os.urandom(3 << 20) * 4)
-    out = record(tmp, "xz.prof", "-T2", "-6", "-k", "-c", data, prog=[xz])
+    out = record(tmp, "xz.prof", "-T2", "-6", "-k", "-f", data, prog=[xz])
     rep = report_json(out)
     reached_start(rep, 0.9, "xz -T2")
 
@@ -288,10 +288,16 @@ def profile_without_stacks_refuses_stack_views(tmp):
     out = os.path.join(tmp, "flat.prof")
     cp = run([PROFRUN, "-q", "-o", out, wl("stacks"), "ratio", "0.2"])
     expect(cp.returncode == 0, f"flat run: {cp.stderr}")
-    for args in (["--callers", "leaf"], ["--format", "folded"], ["--call-graph"]):
+    for args in (["--callers", "leaf"], ["--call-graph"]):
         cp = run([PROFRUN, "report", *args, out])
         line = one_line_error(cp, f"report {args} without stacks")
         expect("-g" in line, f"the error says to record with -g: {line!r}")
+    # folded without stacks: each function a stack of its own, and a
+    # warning that says how to get stacks
+    cp = run([PROFRUN, "report", "--format", "folded", out])
+    expect(cp.returncode == 0 and "-g" in cp.stderr and
+           re.search(r"^leaf \d+$", cp.stdout, re.M),
+           f"folded without stacks: exit {cp.returncode}, {cp.stdout!r}, {cp.stderr!r}")
     rec = record(tmp, "st.prof", "ratio", "0.3")
     cp = run([PROFRUN, "report", "--callers", "no_such_function", rec])
     one_line_error(cp, "--callers of an unknown function")
