@@ -284,6 +284,27 @@ def stacks_of_debian_programs_reach_main(tmp):
 
 
 @case
+def ended_and_execed_images_keep_only_their_stacks(tmp):
+    """A shell that forks and execs the workload: the fork child's image
+    before its exec, the shell and the workload each keep on disk only the
+    stack slots they took (8448 bytes each), not the 17 MB reserved."""
+    out = os.path.join(tmp, "fx.prof")
+    cp = run([PROFRUN, "-g", "-q", "-o", out, "sh", "-c",
+              f"{wl('stacks')} ratio 0.3 & wait"], timeout=120)
+    expect(cp.returncode == 0, f"sh under profrun -g: {cp.stderr}")
+    rep = report_json(out)
+    members = sorted(os.listdir(out))
+    expect(len(members) >= 3, f"members {members}")
+    for m in members:
+        st = os.stat(os.path.join(out, m))
+        held = st.st_blocks * 512
+        expect(st.st_size > 16 << 20, f"{m}: {st.st_size} bytes, expected a stack area")
+        expect(held < 4 << 20,
+               f"{m} holds {held} bytes on disk of {st.st_size} ({rep['stacks']})")
+    expect(rep["stacks"]["with_stack"] > 0, f"no stacks: {rep['stacks']}")
+
+
+@case
 def profile_without_stacks_refuses_stack_views(tmp):
     out = os.path.join(tmp, "flat.prof")
     cp = run([PROFRUN, "-q", "-o", out, wl("stacks"), "ratio", "0.2"])
