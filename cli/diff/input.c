@@ -207,25 +207,27 @@ load_json_object(struct diff_side *s, json_object *root)
 	return json_rest(s, root, samples, listed);
 }
 
+/* Read whole, up to CLI_MAX_JSON_REPORT (a 390 MB report took 4 GB to
+ * parse), and parsed as diff_side_parse_json does. */
 static int
 load_json(struct diff_side *s)
 {
-	enum json_tokener_error jerr = json_tokener_success;
-	json_object *root;
-	char buf[256];
+	const char *path = s->path;
+	char buf[256], *text;
+	size_t len;
 	int ret;
 
-	root = json_object_from_file(s->path);
-	if (!root) {
-		snprintf(buf, sizeof(buf), "not valid JSON (%s)",
-			 json_util_get_last_err()
-				 ? json_util_get_last_err()
-				 : json_tokener_error_desc(jerr));
-		buf[strcspn(buf, "\n")] = '\0';
+	if (cli_read_file(path, CLI_MAX_JSON_REPORT, &text, &len) < 0) {
+		if (errno == EFBIG)
+			snprintf(buf, sizeof(buf),
+				 "JSON report larger than %u MiB, refused",
+				 CLI_MAX_JSON_REPORT >> 20);
+		else
+			snprintf(buf, sizeof(buf), "%s", strerror(errno));
 		return side_error(s, buf);
 	}
-	ret = load_json_object(s, root);
-	json_object_put(root);
+	ret = diff_side_parse_json(s, path, text, len);
+	free(text);
 	return ret;
 }
 
