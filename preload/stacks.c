@@ -131,6 +131,25 @@ draw(uint64_t n)
 
 #define PAGE 4096u
 
+/* Copy N bytes: no library call in the handler (and no loop the compiler
+ * turns into one).  Async-signal-safe. */
+static inline void
+copy_bytes(void *dst, const void *src, size_t n)
+{
+#if defined(__x86_64__)
+	__asm__ volatile("rep movsb"
+			 : "+D"(dst), "+S"(src), "+c"(n)
+			 :
+			 : "memory");
+#else
+	volatile unsigned char *d = dst;
+	const unsigned char *s = src;
+
+	while (n--)
+		*d++ = *s++;
+#endif
+}
+
 /* Copy LEN stack bytes at SP into DST with process_vm_readv, a page at a
  * time so that a read ending in an unmapped page keeps what came before
  * it.  Returns the bytes copied.  Async-signal-safe. */
@@ -215,7 +234,7 @@ stacks_record(void *ctx, uint32_t count, uint32_t gen)
 	want = a->stack_max;
 	if (t_hi != 0 && sp >= t_lo && sp < t_hi) {
 		len = t_hi - sp < want ? t_hi - sp : want;
-		memcpy(s + 1, (const void *)sp, len);
+		copy_bytes(s + 1, (const void *)sp, len);
 	} else {
 		len = copy_checked(s + 1, sp, want);
 		if (len == 0)
@@ -228,6 +247,7 @@ stacks_record(void *ctx, uint32_t count, uint32_t gen)
 	s->gen = gen;
 	s->seq = seq;
 	s->sp = sp;
-	memcpy(s->regs, regs, sizeof(regs));
+	for (int i = 0; i < PROFRUN_STACK_REGS; i++)
+		s->regs[i] = regs[i];
 	__atomic_store_n(&s->commit, 1, __ATOMIC_RELEASE);
 }

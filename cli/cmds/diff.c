@@ -40,6 +40,9 @@ static const char diff_usage[] =
 	"  --top N             rows shown in text and markdown (default 20;\n"
 	"                      0 = all; flagged rows are always shown)\n"
 	"  --force             symbolize profiles of rebuilt binaries anyway\n"
+	"  --inclusive         compare inclusive shares (samples with the\n"
+	"                      function anywhere on the stack; profiles\n"
+	"                      recorded with -g, or their JSON reports)\n"
 	"  -o, --output FILE   write to FILE instead of stdout\n"
 	"  -h, --help          show this help\n"
 	"\n"
@@ -56,6 +59,7 @@ enum {
 	OPT_FAIL_ON,
 	OPT_TOP,
 	OPT_FORCE,
+	OPT_INCLUSIVE,
 };
 
 static const struct option diff_options[] = {
@@ -65,6 +69,7 @@ static const struct option diff_options[] = {
 	{"fail-on", required_argument, NULL, OPT_FAIL_ON},
 	{"top", required_argument, NULL, OPT_TOP},
 	{"force", no_argument, NULL, OPT_FORCE},
+	{"inclusive", no_argument, NULL, OPT_INCLUSIVE},
 	{"output", required_argument, NULL, 'o'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
@@ -143,6 +148,9 @@ diff_option(int c, struct diff_opts *o, const char **output)
 			       : -1;
 	case OPT_FORCE:
 		o->force = true;
+		return -1;
+	case OPT_INCLUSIVE:
+		o->inclusive = true;
 		return -1;
 	case 'o':
 		*output = optarg;

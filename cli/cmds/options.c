@@ -102,6 +102,24 @@ opt_shared(const char *cmd, int c, const char *last_arg,
 	}
 }
 
+int
+opt_calls(int c, struct report_opts *opts)
+{
+	switch (c) {
+	case OPT_CALLERS:
+		opts->callers = optarg;
+		return -1;
+	case OPT_CALLEES:
+		opts->callees = optarg;
+		return -1;
+	case OPT_CALL_GRAPH:
+		opts->call_graph = true;
+		return -1;
+	default:
+		return -2;
+	}
+}
+
 void
 opt_fini(struct report_opts *opts)
 {

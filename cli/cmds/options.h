@@ -15,6 +15,9 @@ enum {
 	OPT_PID,
 	OPT_NO_DEMANGLE,
 	OPT_DEBUG_DIR,
+	OPT_CALLERS,
+	OPT_CALLEES,
+	OPT_CALL_GRAPH,
 	OPT_OWN,
 };
 
@@ -33,6 +36,22 @@ enum {
 	"  --debug-dir DIR     look for debug files in DIR too (a build-id\n" \
 	"                      tree, or the .gnu_debuglink file); repeatable\n" \
 	"  --force             report even if the binary's build-id changed\n"
+/* The views of the call stacks (report's; a run's without --call-graph,
+ * which there means recording them), and their help lines. */
+#define CALLS_OPTIONS \
+	{"callers", required_argument, NULL, OPT_CALLERS}, \
+	{"callees", required_argument, NULL, OPT_CALLEES}
+#define CALL_GRAPH_OPTION {"call-graph", no_argument, NULL, OPT_CALL_GRAPH}
+
+#define CALLS_OPTIONS_HELP \
+	"  --callers FUNC      who calls FUNC (its shown or raw name), each\n" \
+	"                      caller with its share of the samples with FUNC\n" \
+	"                      on the stack (profiles recorded with -g)\n" \
+	"  --callees FUNC      whom FUNC calls, likewise\n"
+#define CALL_GRAPH_HELP \
+	"  --call-graph        gprof's call graph: each function by its total\n" \
+	"                      samples, its callers above, its callees below\n" \
+	"                      (these views replace the flat table; text, json)\n"
 /* clang-format on */
 
 /* A decimal number in [MIN, MAX], or -1 (MIN is at least 0). */
@@ -51,6 +70,10 @@ int opt_top(const char *cmd, const char *arg, int *top);
  * subcommand's own.  LAST_ARG is the argument getopt looked at last. */
 int opt_shared(const char *cmd, int c, const char *last_arg,
 	       struct report_opts *opts);
+
+/* Handle C if it is one of CALLS_OPTIONS or CALL_GRAPH_OPTION: -1 to go
+ * on, or -2 when it is none of them. */
+int opt_calls(int c, struct report_opts *opts);
 
 /* Append S to the array *V of *N strings.  Returns -1 to go on, or
  * EXIT_FAIL when out of memory. */

@@ -44,7 +44,8 @@ static const char report_usage_tail[] =
 	"                      file name: libc.so.6, [vdso], [unknown])\n"
 	"  --main-only         only the main executables, as before shared\n"
 	"                      libraries were attributed: the samples outside\n"
-	"                      them stay counted in the header\n" SYMBOL_OPTIONS_HELP
+	"                      them stay counted in the header\n" CALLS_OPTIONS_HELP
+		CALL_GRAPH_HELP SYMBOL_OPTIONS_HELP
 	"  -h, --help          show this help\n"
 	"\n"
 	"Debug information is found in the binary, through .gnu_debuglink and\n"
@@ -87,6 +88,8 @@ static const struct option report_options[] = {
 	{"main-only", no_argument, NULL, OPT_MAIN_ONLY},
 	{"by-thread", no_argument, NULL, OPT_BY_THREAD},
 	{"tid", required_argument, NULL, OPT_TID},
+	CALLS_OPTIONS,
+	CALL_GRAPH_OPTION,
 	SYMBOL_OPTIONS,
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
@@ -183,8 +186,17 @@ cmd_report(int argc, char **argv)
 					   NULL)) != -1) {
 		ret = opt_shared("report", c, argv[optind - 1], &opts);
 		if (ret == -2)
+			ret = opt_calls(c, &opts);
+		if (ret == -2)
 			ret = parse_option(c, &opts);
 	}
+	if (ret < 0 && report_opts_calls(&opts) &&
+	    strcmp(opts.format, "text") != 0 &&
+	    strcmp(opts.format, "json") != 0)
+		ret = opt_usage_error(
+			"report",
+			"--callers, --callees and --call-graph are views of the text and json formats, not",
+			opts.format);
 	if (ret < 0 && optind == argc) {
 		cli_error(
 			"report: missing PROFILE (see profrun report --help)");

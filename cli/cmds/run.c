@@ -63,6 +63,8 @@ static const char run_usage[] =
 	"                      uniform random sample is kept; 8.4 KiB of disk each)\n"
 	"      --top N         print at most N functions\n"
 	"      --format FMT    report format: text (default) or json\n"
+	"      --callers FUNC  report who calls FUNC instead of the flat table\n"
+	"      --callees FUNC  report whom FUNC calls\n"
 	"  -h, --help          show this help\n"
 	"  -V, --version       show the version\n"
 	"\n"
@@ -100,6 +102,8 @@ check_inherited_freq(const struct run_opts *o)
 static int
 run_option(int c, struct run_opts *o)
 {
+	if (opt_calls(c, &o->report) == -1)
+		return -1;
 	switch (c) {
 	case 'o':
 		o->output = optarg;
@@ -168,6 +172,7 @@ parse_run_opts(int argc, char **argv, struct run_opts *o)
 		{"stack-samples", required_argument, NULL, 'N'},
 		{"top", required_argument, NULL, 't'},
 		{"format", required_argument, NULL, 'f'},
+		CALLS_OPTIONS,
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},

@@ -23,6 +23,7 @@ struct diff_fn {
 struct diff_side {
 	const char *path;
 	bool from_json;
+	bool inclusive; /* fns hold inclusive samples (diff_opts.inclusive) */
 	uint64_t total; /* all samples, the denominator of every share */
 	struct diff_fn *fns;
 	size_t n, cap;
@@ -52,8 +53,10 @@ struct diff_opts {
 	double threshold;   /* percentage points */
 	double confidence;  /* family-wise, percent */
 	enum diff_fail_on fail_on;
-	int top;    /* rows shown in text and markdown; 0 = all */
-	bool force; /* symbolize profiles of rebuilt binaries */
+	int top;	/* rows shown in text and markdown; 0 = all */
+	bool force;	/* symbolize profiles of rebuilt binaries */
+	bool inclusive; /* compare inclusive samples (with the function
+			 * anywhere on the stack), not self samples */
 };
 
 struct diff {

@@ -79,10 +79,18 @@ load_profile(struct diff_side *s, const struct diff_opts *opts)
 		return -1;
 	}
 	s->total = r.total;
+	if (s->inclusive && !r.stacks.present) {
+		report_fini(&r);
+		run_fini(&run);
+		return side_error(
+			s,
+			"--inclusive needs call stacks, and this profile has none: record with 'profrun -g'");
+	}
 	for (i = 0; i < r.funcs.n && ret == 0; i++)
 		ret = diff_side_add(s, r.funcs.v[i].name,
 				    module_display(r.funcs.v[i].module),
-				    r.funcs.v[i].samples);
+				    s->inclusive ? r.funcs.v[i].inclusive
+						 : r.funcs.v[i].samples);
 	/* the functions include the libraries' and [unknown]: they add up
 	 * to the total */
 	report_fini(&r);
@@ -131,8 +139,12 @@ static int
 json_function(struct diff_side *s, json_object *f, uint64_t *sum)
 {
 	json_object *name, *module;
-	int64_t n = json_count(f, "samples");
+	int64_t n = json_count(f, s->inclusive ? "inclusive" : "samples");
 
+	if (s->inclusive && json_object_is_type(f, json_type_object) && n < 0)
+		return side_error(
+			s,
+			"a function without \"inclusive\": --inclusive needs a report of a profile recorded with 'profrun -g'");
 	if (!json_object_is_type(f, json_type_object) || n < 0 ||
 	    !json_object_object_get_ex(f, "name", &name) ||
 	    !json_object_is_type(name, json_type_string))
@@ -140,9 +152,10 @@ json_function(struct diff_side *s, json_object *f, uint64_t *sum)
 	if (!json_object_object_get_ex(f, "module", &module) ||
 	    !json_object_is_type(module, json_type_string))
 		module = NULL;
-	if ((uint64_t)n > s->total - *sum) /* *sum <= total: no overflow */
+	/* inclusive samples overlap: each is at most the total, no more */
+	if ((uint64_t)n > s->total - (s->inclusive ? 0 : *sum))
 		return side_error(s, "samples do not add up to samples.total");
-	*sum += (uint64_t)n;
+	*sum += s->inclusive ? 0 : (uint64_t)n;
 	if (diff_side_add(
 		    s, json_object_get_string(name),
 		    module ? module_display(json_object_get_string(module))
@@ -204,8 +217,11 @@ load_json_object(struct diff_side *s, json_object *root)
 		if (json_function(s, json_object_array_get_idx(funcs, i),
 				  &listed))
 			return -1;
-	return json_rest(s, root, samples, listed);
+	/* inclusive shares overlap: no pseudo-function completes them */
+	return s->inclusive ? 0 : json_rest(s, root, samples, listed);
 }
+
+static int parse_json_text(struct diff_side *s, const char *text, size_t len);
 
 /* Read whole, up to CLI_MAX_JSON_REPORT (a 390 MB report took 4 GB to
  * parse), and parsed as diff_side_parse_json does. */
@@ -226,7 +242,7 @@ load_json(struct diff_side *s)
 			snprintf(buf, sizeof(buf), "%s", strerror(errno));
 		return side_error(s, buf);
 	}
-	ret = diff_side_parse_json(s, path, text, len);
+	ret = parse_json_text(s, text, len);
 	free(text);
 	return ret;
 }
@@ -235,15 +251,29 @@ int
 diff_side_parse_json(struct diff_side *s, const char *path, const char *text,
 		     size_t len)
 {
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->path = path;
+	s->from_json = true;
+	ret = parse_json_text(s, text, len);
+	if (ret != 0) {
+		diff_side_fini(s);
+		s->path = path;
+	}
+	return ret;
+}
+
+/* The JSON report TEXT (LEN bytes) into S (path and options set). */
+static int
+parse_json_text(struct diff_side *s, const char *text, size_t len)
+{
 	json_tokener *tok = len <= INT_MAX ? json_tokener_new() : NULL;
 	json_object *root = NULL;
 	const char *why = len > INT_MAX ? "too large" : "out of memory";
 	char buf[256];
 	int ret = -1;
 
-	memset(s, 0, sizeof(*s));
-	s->path = path;
-	s->from_json = true;
 	if (tok) {
 		root = json_tokener_parse_ex(tok, text, (int)len);
 		if (json_tokener_get_error(tok) != json_tokener_success) {
@@ -260,10 +290,6 @@ diff_side_parse_json(struct diff_side *s, const char *path, const char *text,
 	} else {
 		snprintf(buf, sizeof(buf), "not valid JSON (%s)", why);
 		side_error(s, buf);
-	}
-	if (ret != 0) {
-		diff_side_fini(s);
-		s->path = path;
 	}
 	return ret;
 }
@@ -298,6 +324,7 @@ diff_side_load(struct diff_side *s, const char *path,
 {
 	memset(s, 0, sizeof(*s));
 	s->path = path;
+	s->inclusive = opts->inclusive;
 	s->from_json = looks_like_json(path);
 	if ((s->from_json ? load_json(s) : load_profile(s, opts)) == 0)
 		return 0;

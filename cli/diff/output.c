@@ -99,6 +99,9 @@ diff_text(const struct diff *d, FILE *out)
 		"method: %s at %g%% family-wise confidence over %zu functions; flagged when a share changes by more than %g points\n\n",
 		method_text(), d->opts->confidence, d->nrows,
 		d->opts->threshold);
+	if (d->opts->inclusive)
+		fprintf(out,
+			"shares: inclusive (samples with the function anywhere on the stack; they overlap)\n\n");
 	fprintf(out, "%7s %7s %8s %8s  %-11s %s\n", "base %", "new %", "change",
 		"p-value", "status", "function");
 	for (i = 0; i < n; i++)

@@ -44,7 +44,11 @@ csv_row(FILE *out, const struct report *r, const struct func *f, size_t rank)
 	fputc(',', out);
 	if (f->file && f->line > 0)
 		fprintf(out, "%d", f->line);
-	fprintf(out, ",%" PRIu64 "\r\n", f->kernel);
+	fprintf(out, ",%" PRIu64, f->kernel);
+	if (r->stacks.present)
+		fprintf(out, ",%" PRIu64 ",%.2f", f->inclusive,
+			report_percent(r, f->inclusive));
+	fputs("\r\n", out);
 }
 
 static int
@@ -55,7 +59,9 @@ report_csv(const struct report *r, FILE *out)
 	if (r->opts->top > 0 && (size_t)r->opts->top < n)
 		n = (size_t)r->opts->top;
 	fputs("rank,name,symbol,module,samples,percent,seconds,file,line,"
-	      "kernel_samples\r\n",
+	      "kernel_samples",
+	      out);
+	fputs(r->stacks.present ? ",inclusive,inclusive_percent\r\n" : "\r\n",
 	      out);
 	for (i = 0; i < n; i++)
 		csv_row(out, r, &r->funcs.v[i], i + 1);

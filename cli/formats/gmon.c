@@ -11,6 +11,11 @@
  * (bucket_size bytes each), over the sampled part of the text only.
  * Counts above 65535 go into further records over the same range, which
  * gprof adds up.
+ *
+ * With stacks (profrun -g), call arc records follow (gmon-arcs.c): tag 1,
+ * from_pc (u64), self_pc (u64), count (i32), one per call between
+ * adjacent frames both in the written executable, so that `gprof -q`
+ * prints a call graph for a binary never built with -pg.
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -19,6 +24,7 @@
 #include <string.h>
 
 #include "formats.h"
+#include "gmon.h"
 #include "image.h"
 
 #define GMON_BIN_MAX 65535u
@@ -110,6 +116,11 @@ export_gmon(const struct report *r, FILE *out)
 
 	if (image_set_of_report(&set, r))
 		return -1;
+	if (set.n == 0) {
+		image_set_fini(&set);
+		cli_error("gmon: %s: no process selected", r->run->path);
+		return -1;
+	}
 	warn_left_out(&set, image_set_hottest(&set));
 	if (r->outside > 0)
 		cli_warn(
@@ -118,8 +129,12 @@ export_gmon(const struct report *r, FILE *out)
 			r->outside);
 	gmon_header(out);
 	ret = gmon_image(r, image_set_hottest(&set), out);
+	if (ret == 0 && r->stacks.present)
+		ret = gmon_arcs(&r->stacks, image_set_hottest(&set)->ref->exe,
+				out);
 	image_set_fini(&set);
 	return ret;
 }
 
-REPORT_FORMAT(gmon, "gmon.out for 'gprof -p BINARY FILE'", export_gmon, true);
+REPORT_FORMAT(gmon, "gmon.out for 'gprof -p BINARY FILE' (-q with -g)",
+	      export_gmon, true);

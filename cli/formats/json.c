@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "calls.h"
 #include "formats.h"
 #include "json.h"
 
@@ -87,10 +88,25 @@ json_entries(const struct func_list *l, uint64_t total, int top,
 	return a;
 }
 
+/* A function with its inclusive samples (the run has stacks). */
 static json_object *
-json_functions(const struct func_list *l, uint64_t total, int top)
+json_function_inclusive(const struct func *f, uint64_t total)
 {
-	return json_entries(l, total, top, json_function);
+	json_object *o = json_function(f, total);
+	double pct = total ? 100.0 * (double)f->inclusive / (double)total : 0;
+
+	json_add_u64(o, "inclusive", f->inclusive);
+	json_object_object_add(o, "inclusive_percent", json_fixed(pct, 2));
+	return o;
+}
+
+static json_object *
+json_functions(const struct func_list *l, uint64_t total, int top,
+	       bool inclusive)
+{
+	return json_entries(l, total, top,
+			    inclusive ? json_function_inclusive
+				      : json_function);
 }
 
 static json_object *
@@ -187,10 +203,10 @@ json_process(const struct report *r, const struct proc *pr)
 	if (p->has_threads)
 		json_object_object_add(o, "threads", json_threads(p));
 	if (r->opts->by_process)
-		json_object_object_add(o, "functions",
-				       json_functions(&pr->funcs,
-						      p->main + p->outside,
-						      r->opts->top));
+		json_object_object_add(
+			o, "functions",
+			json_functions(&pr->funcs, p->main + p->outside,
+				       r->opts->top, r->stacks.present));
 	if (r->opts->by_process && r->opts->lines)
 		json_object_object_add(o, "lines",
 				       json_lines(&pr->lines,
@@ -268,6 +284,20 @@ json_unreadable(const struct run *run)
 	return a;
 }
 
+/* How many samples have a stack, and how those stacks ended. */
+static json_object *
+json_stacks(const struct report_stacks *st)
+{
+	json_object *o = json_object_new_object();
+
+	json_add_u64(o, "samples", st->samples);
+	json_add_u64(o, "with_stack", st->stacks);
+	json_add_u64(o, "truncated", st->truncated);
+	json_add_u64(o, "unwound_none", st->unwound_none);
+	json_add_u64(o, "stack_size", st->stack_size);
+	return o;
+}
+
 static json_object *
 json_report(const struct report *r)
 {
@@ -311,9 +341,9 @@ json_report(const struct report *r)
 		json_object_array_add(procs, json_process(r, &r->procs[i]));
 	json_object_object_add(o, "processes", procs);
 	json_object_object_add(o, "executables", json_executables(r));
-	json_object_object_add(
-		o, "functions",
-		json_functions(&r->funcs, r->total, r->opts->top));
+	json_object_object_add(o, "functions",
+			       json_functions(&r->funcs, r->total, r->opts->top,
+					      r->stacks.present));
 	if (r->opts->lines)
 		json_object_object_add(
 			o, "lines",
@@ -321,6 +351,9 @@ json_report(const struct report *r)
 	if (r->opts->top > 0 && (size_t)r->opts->top < r->funcs.n)
 		json_object_object_add(o, "omitted",
 				       json_omitted(&r->funcs, r->opts->top));
+	if (r->stacks.present)
+		json_object_object_add(o, "stacks", json_stacks(&r->stacks));
+	report_json_calls(r, o);
 	return o;
 }
 

@@ -44,8 +44,10 @@ md_row(FILE *out, const struct report *r, const struct func *f)
 {
 	const char *base;
 
-	fprintf(out, "| %.2f | %" PRIu64 " | %.3f | ",
-		report_percent(r, f->samples), f->samples,
+	fprintf(out, "| %.2f | ", report_percent(r, f->samples));
+	if (r->stacks.present)
+		fprintf(out, "%.2f | ", report_percent(r, f->inclusive));
+	fprintf(out, "%" PRIu64 " | %.3f | ", f->samples,
 		report_seconds(r, f->samples));
 	if (f->kernel > 0)
 		fprintf(out, "%.0f%%",
@@ -70,25 +72,31 @@ report_markdown(const struct report *r, FILE *out)
 	if (r->opts->top > 0 && (size_t)r->opts->top < n)
 		n = (size_t)r->opts->top;
 	md_summary(out, r);
-	fputs("| % | samples | seconds | kernel | function | source |\n"
-	      "|--:|--:|--:|--:|:--|:--|\n",
-	      out);
+	if (r->stacks.present)
+		fputs("| % | total % | samples | seconds | kernel | function | source |\n"
+		      "|--:|--:|--:|--:|--:|:--|:--|\n",
+		      out);
+	else
+		fputs("| % | samples | seconds | kernel | function | source |\n"
+		      "|--:|--:|--:|--:|:--|:--|\n",
+		      out);
 	for (i = 0; i < n; i++)
 		md_row(out, r, &r->funcs.v[i]);
 	for (i = n; i < r->funcs.n; i++)
 		rest += r->funcs.v[i].samples;
 	if (n < r->funcs.n)
 		fprintf(out,
-			"| %.2f | %" PRIu64
+			"| %.2f |%s %" PRIu64
 			" | %.3f | | *%zu more functions* | |\n",
-			report_percent(r, rest), rest, report_seconds(r, rest),
-			r->funcs.n - n);
+			report_percent(r, rest), r->stacks.present ? " |" : "",
+			rest, report_seconds(r, rest), r->funcs.n - n);
 	/* the functions include the libraries' unless --main-only */
 	if (r->outside > 0 && r->opts->main_only)
 		fprintf(out,
-			"| %.2f | %" PRIu64
+			"| %.2f |%s %" PRIu64
 			" | %.3f | | *outside the executable* | |\n",
-			report_percent(r, r->outside), r->outside,
+			report_percent(r, r->outside),
+			r->stacks.present ? " |" : "", r->outside,
 			report_seconds(r, r->outside));
 	return 0;
 }

@@ -14,6 +14,12 @@
  * location without a mapping, "[unknown]" (with --main-only, all outside
  * samples are, as "[outside the executable]"), so pprof's shares are
  * profrun's.  No timestamps: the same profile gives the same bytes.
+ *
+ * With stacks (profrun -g) the samples are the stacks instead: one sample
+ * per distinct stack, its locations leaf first, one location per physical
+ * frame (its runtime address in its module's mapping; a module the
+ * histogram never sampled gets a mapping from the module records), the
+ * functions inlined there as further lines, innermost first.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -29,6 +35,8 @@
 #include "image.h"
 #include "outside.h"
 #include "pprof-encode.h"
+#include "stack-graph.h"
+#include "strmap.h"
 
 /* profile.proto field numbers */
 enum {
@@ -75,6 +83,18 @@ struct pprof {
 	uint64_t period;
 	uint64_t nlocations;
 	int err;
+	/* every mapping written: file, id (0: none found), load bias */
+	struct map_ref {
+		const char *file;
+		uint64_t id, bias;
+	} * maps;
+	size_t nmaps;
+	uint64_t next_map;   /* id of the next mapping */
+	struct strmap lkeys; /* with stacks: "fn:address" -> location id */
+	bool *fn_done;	     /* with stacks: function fn + 1 written */
+	uint64_t *ids;	     /* one sample's location ids */
+	size_t nids;
+	uint64_t unknown_location; /* with stacks: of stacks of no frame */
 };
 
 /* File offset of link-time ADDR in EXE's loadable segments, or 0. */
@@ -148,13 +168,15 @@ function_id(struct pprof *pp, const struct func *f)
 	return id;
 }
 
+/* A sample of COUNT at the N LOCATIONS, leaf first. */
 static void
-add_sample(struct pprof *pp, uint64_t location, uint64_t count)
+add_sample(struct pprof *pp, const uint64_t *locations, size_t n,
+	   uint64_t count)
 {
 	struct pbuf b = {0};
 	uint64_t values[2] = {count, count * pp->period};
 
-	pb_packed(&b, SAMPLE_LOCATION, &location, 1);
+	pb_packed(&b, SAMPLE_LOCATION, locations, n);
 	pb_packed(&b, SAMPLE_VALUE, values, 2);
 	pb_message(&pp->samples, PROFILE_SAMPLE, &b);
 	pbuf_fini(&b);
@@ -210,11 +232,26 @@ struct map {
 	bool on_disk; /* FILE can be opened for its file offset */
 };
 
+/* Remember mapping ID of FILE (0: FILE has none) with load BIAS. */
+static void
+remember_map(struct pprof *pp, const char *file, uint64_t id, uint64_t bias)
+{
+	struct map_ref *v = realloc(pp->maps, (pp->nmaps + 1) * sizeof(*v));
+
+	if (!v) {
+		pp->err = -1;
+		return;
+	}
+	v[pp->nmaps++] = (struct map_ref){file, id, bias};
+	pp->maps = v;
+}
+
 static void
 add_mapping(struct pprof *pp, const struct map *m, uint64_t id)
 {
 	struct pbuf b = {0};
 
+	remember_map(pp, m->file, id, m->bias);
 	pb_uint(&b, MAPPING_ID, id);
 	pb_uint(&b, MAPPING_START, m->start + m->bias);
 	pb_uint(&b, MAPPING_LIMIT, m->end + m->bias);
@@ -229,6 +266,23 @@ add_mapping(struct pprof *pp, const struct map *m, uint64_t id)
 	pbuf_fini(&b);
 }
 
+static struct map
+image_map(const struct image *im)
+{
+	const struct profrun_header *h = &im->ref->hdr;
+
+	return (struct map){im->ref->exe, im->ref->build_id, h->text_start,
+			    h->text_end,  h->load_bias,	     true};
+}
+
+static struct map
+lib_map(const struct lib *l)
+{
+	return (struct map){
+		l->obj.name,	  l->obj.build_id, l->start - l->bias,
+		l->end - l->bias, l->bias,	   !l->obj.image};
+}
+
 /* One location and sample per sampled bucket of IM.  symbolize() emits
  * its entries in address order, each covering consecutive samples, so
  * replaying the counts pairs every bucket with its function. */
@@ -240,9 +294,7 @@ add_image(struct pprof *pp, const struct image *im, uint64_t mapping)
 	uint64_t left = 0, loc;
 	size_t i, k = 0;
 
-	const struct profrun_header *h = &im->ref->hdr;
-	struct map m = {im->ref->exe, im->ref->build_id, h->text_start,
-			h->text_end,  h->load_bias,	 true};
+	struct map m = image_map(im);
 
 	add_mapping(pp, &m, mapping);
 	if (symbolize(pp->sz, im->ref, im->samples, im->n, &funcs, NULL))
@@ -256,7 +308,7 @@ add_image(struct pprof *pp, const struct image *im, uint64_t mapping)
 			pp, mapping, s->addr + im->ref->hdr.load_bias,
 			&funcs.v[k - 1],
 			location_line(pp, im->ref, &funcs.v[k - 1], s->addr));
-		add_sample(pp, loc, s->count);
+		add_sample(pp, &loc, 1, s->count);
 	}
 	func_list_fini(&funcs);
 	return pp->err;
@@ -267,8 +319,7 @@ static int
 add_lib(struct pprof *pp, struct lib *l, uint64_t id)
 {
 	struct func_list funcs = {0};
-	struct map m = {l->obj.name,	  l->obj.build_id, l->start - l->bias,
-			l->end - l->bias, l->bias,	   !l->obj.image};
+	struct map m = lib_map(l);
 	uint64_t left = 0, loc;
 	size_t i, k = 0;
 
@@ -282,7 +333,7 @@ add_lib(struct pprof *pp, struct lib *l, uint64_t id)
 		left -= l->samples[i].count;
 		loc = add_location(pp, id, l->samples[i].addr + l->bias,
 				   &funcs.v[k - 1], funcs.v[k - 1].line);
-		add_sample(pp, loc, l->samples[i].count);
+		add_sample(pp, &loc, 1, l->samples[i].count);
 	}
 	func_list_fini(&funcs);
 	return 0;
@@ -294,8 +345,12 @@ add_unmapped(struct pprof *pp, const char *name, uint64_t n)
 {
 	struct func f = {.name = (char *)name, .symbol = (char *)name};
 
-	if (n > 0)
-		add_sample(pp, add_location(pp, 0, 0, &f, 0), n);
+	uint64_t loc;
+
+	if (n > 0) {
+		loc = add_location(pp, 0, 0, &f, 0);
+		add_sample(pp, &loc, 1, n);
+	}
 }
 
 /* The samples outside the executables: a mapping per library after the
@@ -321,6 +376,194 @@ add_outside(struct pprof *pp, uint64_t next)
 			     set.unknown + set.lost + set.unrecorded);
 	lib_set_fini(&set);
 	return ret;
+}
+
+/* -------------------------------------------------------------- stacks */
+
+/* The mapping of MODULE: one written already, else one made from the
+ * processes' module records; NULL when none holds it. */
+static const struct map_ref *
+stack_mapping(struct pprof *pp, const char *module)
+{
+	const struct report *r = pp->r;
+	size_t i, k;
+
+	for (i = 0; i < pp->nmaps; i++)
+		if (strcmp(pp->maps[i].file, module) == 0)
+			return pp->maps[i].id ? &pp->maps[i] : NULL;
+	for (i = 0; i < r->nprocs; i++)
+		for (k = 0; k < r->procs[i].p->nmodules; k++) {
+			const struct profile_module *m =
+				&r->procs[i].p->modules[k];
+			struct map mm = {m->path,
+					 m->build_id,
+					 m->start - m->bias,
+					 m->end - m->bias,
+					 m->bias,
+					 true};
+
+			if (strcmp(m->path, module) != 0)
+				continue;
+			add_mapping(pp, &mm, pp->next_map++);
+			return pp->err ? NULL : &pp->maps[pp->nmaps - 1];
+		}
+	remember_map(pp, module, 0, 0);
+	return NULL;
+}
+
+/* The id of the stacks' function FN (FN + 1), written on first use with
+ * the source file of frame F. */
+static uint64_t
+stack_function(struct pprof *pp, const struct stack_frame *f)
+{
+	const struct stack_fn *fn = &pp->r->stacks.fns[f->fn];
+	const char *name = fn->name && fn->name[0] ? fn->name : "[unknown]";
+	struct pbuf b = {0};
+
+	if (pp->fn_done[f->fn])
+		return f->fn + 1;
+	pp->fn_done[f->fn] = true;
+	pb_uint(&b, FUNCTION_ID, f->fn + 1);
+	pb_uint(&b, FUNCTION_NAME, strtab_index(&pp->strings, name));
+	pb_uint(&b, FUNCTION_SYSTEM_NAME,
+		strtab_index(&pp->strings, fn->symbol ? fn->symbol : name));
+	if (f->file)
+		pb_uint(&b, FUNCTION_FILENAME,
+			strtab_index(&pp->strings, f->file));
+	pb_message(&pp->functions, PROFILE_FUNCTION, &b);
+	pbuf_fini(&b);
+	return f->fn + 1;
+}
+
+/* The location of the physical frame FRAMES[FIRST .. LAST] (innermost
+ * first, LAST not inlined): one line per frame, innermost first. */
+static uint64_t
+stack_location(struct pprof *pp, size_t first, size_t last)
+{
+	const struct report_stacks *s = &pp->r->stacks;
+	const struct stack_frame *outer = &s->frames[last];
+	const struct map_ref *m;
+	struct pbuf b = {0}, l;
+	struct strmap_slot *slot;
+	char key[48];
+
+	snprintf(key, sizeof(key), "%" PRIu32 ":%" PRIx64, outer->fn,
+		 outer->addr);
+	if (!(slot = strmap_get(&pp->lkeys, key))) {
+		pp->err = -1;
+		return 0;
+	}
+	if (slot->value)
+		return (uint64_t)(uintptr_t)slot->value;
+	slot->value = (void *)(uintptr_t)++pp->nlocations;
+	m = stack_mapping(
+		pp, s->fns[outer->fn].module ? s->fns[outer->fn].module : "");
+	pb_uint(&b, LOCATION_ID, pp->nlocations);
+	pb_uint(&b, LOCATION_MAPPING, m ? m->id : 0);
+	pb_uint(&b, LOCATION_ADDRESS, outer->addr + (m ? m->bias : 0));
+	for (size_t i = first; i <= last; i++) {
+		if (s->frames[i].fn >= s->nfns)
+			continue;
+		memset(&l, 0, sizeof(l));
+		pb_uint(&l, LINE_FUNCTION, stack_function(pp, &s->frames[i]));
+		pb_uint(&l, LINE_LINE, s->frames[i].line);
+		pb_message(&b, LOCATION_LINE, &l);
+		pbuf_fini(&l);
+	}
+	pb_message(&pp->locations, PROFILE_LOCATION, &b);
+	pbuf_fini(&b);
+	return pp->nlocations;
+}
+
+/* The location of stacks without a known frame: function "[unknown]"
+ * (id: the stacks' functions + 1), made on first use. */
+static uint64_t
+stack_unknown(struct pprof *pp)
+{
+	uint64_t fn = pp->r->stacks.nfns + 1;
+	struct pbuf b = {0}, l = {0};
+
+	if (pp->unknown_location)
+		return pp->unknown_location;
+	pb_uint(&b, FUNCTION_ID, fn);
+	pb_uint(&b, FUNCTION_NAME, strtab_index(&pp->strings, OUTSIDE_UNKNOWN));
+	pb_uint(&b, FUNCTION_SYSTEM_NAME,
+		strtab_index(&pp->strings, OUTSIDE_UNKNOWN));
+	pb_message(&pp->functions, PROFILE_FUNCTION, &b);
+	pbuf_fini(&b);
+	pb_uint(&l, LINE_FUNCTION, fn);
+	pb_uint(&b, LOCATION_ID, ++pp->nlocations);
+	pb_message(&b, LOCATION_LINE, &l);
+	pb_message(&pp->locations, PROFILE_LOCATION, &b);
+	pbuf_fini(&l);
+	pbuf_fini(&b);
+	return pp->unknown_location = pp->nlocations;
+}
+
+/* One sample for trace T: a location per physical frame, leaf first. */
+static void
+stack_sample(struct pprof *pp, const struct stack_trace *t)
+{
+	const struct report_stacks *s = &pp->r->stacks;
+	size_t first, i, last, n = 0, end;
+	uint64_t *ids;
+
+	stack_trace_span(s, t, &first, &end);
+	if (end - first > pp->nids) {
+		ids = realloc(pp->ids, (end - first) * sizeof(*ids));
+		if (!ids) {
+			pp->err = -1;
+			return;
+		}
+		pp->ids = ids;
+		pp->nids = end - first;
+	}
+	for (i = first; i < end && pp->err == 0; i = last + 1) {
+		for (last = i; last + 1 < end && s->frames[last].inlined;)
+			last++;
+		if (s->frames[last].fn < s->nfns)
+			pp->ids[n++] = stack_location(pp, i, last);
+	}
+	if (n == 0) {
+		uint64_t loc = stack_unknown(pp);
+
+		add_sample(pp, &loc, 1, t->count);
+	} else {
+		add_sample(pp, pp->ids, n, t->count);
+	}
+}
+
+/* The mappings of the executables and of the libraries with samples,
+ * then a sample per stack. */
+static int
+add_stacks(struct pprof *pp, const struct image_set *set)
+{
+	const struct report *r = pp->r;
+	const struct report_stacks *s = &r->stacks;
+	struct lib_set libs = {0};
+	struct map m;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < set->n; i++) {
+		m = image_map(&set->v[i]);
+		add_mapping(pp, &m, i + 1);
+	}
+	for (i = 0; i < r->nprocs && ret == 0; i++)
+		ret = lib_set_add(&libs, r->procs[i].p);
+	for (i = 0; i < libs.n && ret == 0; i++) {
+		m = lib_map(&libs.v[i]);
+		add_mapping(pp, &m, set->n + 1 + i);
+	}
+	pp->next_map = set->n + libs.n + 1;
+	lib_set_fini(&libs);
+	pp->fn_done = calloc(s->nfns ? s->nfns : 1, sizeof(*pp->fn_done));
+	if (ret || !pp->fn_done)
+		return -1;
+	for (i = 0; i < s->ntraces && pp->err == 0; i++)
+		if (s->traces[i].count > 0)
+			stack_sample(pp, &s->traces[i]);
+	return pp->err;
 }
 
 /* The Profile message, fields in number order. */
@@ -352,9 +595,12 @@ pprof_build(struct pprof *pp, struct pbuf *raw)
 
 	if (image_set_of_report(&set, pp->r))
 		return -1;
-	for (i = 0; i < set.n && pp->err == 0; i++)
+	if (pp->r->stacks.present)
+		pp->err = add_stacks(pp, &set);
+	for (i = 0; i < set.n && pp->err == 0 && !pp->r->stacks.present; i++)
 		pp->err = add_image(pp, &set.v[i], i + 1);
-	if (pp->err == 0 && add_outside(pp, set.n + 1))
+	if (pp->err == 0 && !pp->r->stacks.present &&
+	    add_outside(pp, set.n + 1))
 		pp->err = -1;
 	image_set_fini(&set);
 	if (pp->err)
@@ -395,6 +641,10 @@ export_pprof(const struct report *r, FILE *out)
 	pbuf_fini(&pp.mappings);
 	pbuf_fini(&pp.locations);
 	pbuf_fini(&pp.functions);
+	free(pp.maps);
+	free(pp.fn_done);
+	free(pp.ids);
+	strmap_fini(&pp.lkeys, NULL);
 	pbuf_fini(&raw);
 	pbuf_fini(&gz);
 	return ret;

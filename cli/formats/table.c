@@ -6,17 +6,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "calls.h"
 #include "cli.h"
 #include "formats.h"
 
 /* Each format is one file (formats/NAME.c defines format_NAME) and one
  * row here; the first is the default. */
 extern const struct report_format format_text, format_json, format_csv,
-	format_markdown, format_gmon, format_pprof;
+	format_markdown, format_gmon, format_pprof, format_folded, format_html;
 
 static const struct report_format *const formats[] = {
-	&format_text,	  &format_json, &format_csv,
-	&format_markdown, &format_gmon, &format_pprof,
+	&format_text, &format_json,  &format_csv,    &format_markdown,
+	&format_gmon, &format_pprof, &format_folded, &format_html,
 };
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
@@ -69,6 +70,8 @@ report_write(const struct report *r, const char *format, FILE *out)
 
 	if (!f)
 		f = formats[0];
+	if (calls_check(r))
+		return -1;
 	if (f->binary && isatty(fileno(out))) {
 		cli_error(
 			"report: the %s format is binary; redirect it to a file or use -o FILE",

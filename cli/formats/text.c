@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "calls.h"
 #include "formats.h"
 #include "text.h"
 
@@ -291,11 +292,18 @@ base_name(const char *path)
  * samples taken in system calls) when the report has any. */
 static void
 print_counts(FILE *out, const struct report *r, const struct func *f,
-	     uint64_t total, bool modules)
+	     uint64_t total, bool modules, bool inclusive)
 {
-	fprintf(out, "%7.2f %10" PRIu64 " %9.3f  ",
-		total ? 100.0 * (double)f->samples / (double)total : 0,
-		f->samples, report_seconds(r, f->samples));
+	fprintf(out, "%7.2f ",
+		total ? 100.0 * (double)f->samples / (double)total : 0);
+	if (inclusive)
+		fprintf(out, "%7.2f ",
+			total ? 100.0 * (double)f->inclusive / (double)total
+			      : 0);
+	else if (r->stacks.present)
+		fprintf(out, "%7s ", "");
+	fprintf(out, "%10" PRIu64 " %9.3f  ", f->samples,
+		report_seconds(r, f->samples));
 	if (r->kernel > 0 && f->kernel > 0)
 		fprintf(out, "%5.0f%%  ",
 			100.0 * (double)f->kernel / (double)f->samples);
@@ -309,7 +317,7 @@ static void
 print_row(FILE *out, const struct report *r, const struct func *f,
 	  uint64_t total, bool modules, int width)
 {
-	print_counts(out, r, f, total, modules);
+	print_counts(out, r, f, total, modules, r->stacks.present);
 	fprintf(out, "%-*s", f->file ? width : 0, f->name);
 	if (f->file)
 		fprintf(out, "  %s:%d", base_name(f->file), f->line);
@@ -340,7 +348,7 @@ print_line_row(FILE *out, const struct report *r, const struct func *f,
 {
 	char place[PATH_MAX + 16];
 
-	print_counts(out, r, f, total, modules);
+	print_counts(out, r, f, total, modules, false);
 	if (f->file)
 		snprintf(place, sizeof(place), "%s:%d", base_name(f->file),
 			 f->line);
@@ -381,7 +389,10 @@ print_table(FILE *out, const struct report *r, const struct func_list *l,
 	if (r->opts->top > 0 && (size_t)r->opts->top < rows)
 		rows = (size_t)r->opts->top;
 	width = k->width(l, rows);
-	fprintf(out, "%s%7s %10s %9s  ", k->header, "%", "samples", "seconds");
+	fprintf(out, "%s%7s ", k->header, "%");
+	if (r->stacks.present)
+		fprintf(out, "%7s ", k->row == print_row ? "total" : "");
+	fprintf(out, "%10s %9s  ", "samples", "seconds");
 	if (r->kernel > 0)
 		fprintf(out, "%6s  ", "kernel");
 	if (modules)
@@ -457,6 +468,30 @@ print_process(FILE *out, const struct report *r, const struct proc *pr)
 			(p->hdr.flags & PROFRUN_F_STOPPED) != 0);
 }
 
+/* How many samples have a stack, and how many of those end early. */
+static void
+print_stacks(FILE *out, const struct report *r)
+{
+	const struct report_stacks *s = &r->stacks;
+
+	if (!s->present)
+		return;
+	fprintf(out,
+		"stacks: %" PRIu64 " of %" PRIu64
+		" samples (%.1f%%) have a call stack (column \"total\": the share of samples with the function anywhere on the stack)\n",
+		s->stacks, s->samples,
+		s->samples ? 100.0 * (double)s->stacks / (double)s->samples
+			   : 0);
+	if (s->truncated > 0)
+		fprintf(out,
+			"  truncated: %" PRIu64
+			" stacks (%.1f%%) end before the thread's start (a larger --stack-size may reach it)\n",
+			s->truncated,
+			s->stacks ? 100.0 * (double)s->truncated /
+					    (double)s->stacks
+				  : 0);
+}
+
 static int
 report_text(const struct report *r, FILE *out)
 {
@@ -465,8 +500,13 @@ report_text(const struct report *r, FILE *out)
 	print_identity(out, r);
 	print_samples(out, r);
 	print_rate(out, r);
+	print_stacks(out, r);
 	report_text_executables(r, out);
 	report_text_threads(r, out);
+	if (report_opts_calls(r->opts)) {
+		report_text_calls(r, out);
+		return 0;
+	}
 	if (r->opts->by_process) {
 		for (i = 0; i < r->nprocs; i++)
 			print_process(out, r, &r->procs[i]);

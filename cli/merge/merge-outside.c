@@ -22,9 +22,11 @@
 #include <string.h>
 
 #include "array.h"
+#include "cli.h"
 #include "image.h"
 #include "merge-outside.h"
 #include "outside.h"
+#include "unwind.h"
 
 #define MERGE_BASE  0x100000000000ull /* first object's runtime start */
 #define MERGE_ALIGN 0x10000ull	      /* and the gap between objects */
@@ -34,6 +36,7 @@
 
 struct merge_obj {
 	struct member_module rec; /* start, end: link-time until laid out */
+	bool placed;		  /* got a range in the merged layout */
 	struct profile_sample *samples;
 	size_t n, cap;
 };
@@ -157,6 +160,7 @@ place(struct merge_outside *mo, struct merge_obj *o, uint64_t *at, size_t *str)
 		return false;
 	}
 	*str += plen;
+	o->placed = true;
 	o->rec.bias = *at - o->rec.start;
 	o->rec.start = *at;
 	o->rec.end = *at + len;
@@ -218,10 +222,211 @@ merge_outside_finish(struct merge_outside *mo,
 	return 0;
 }
 
+/* ---------------------------------------------------------------- stacks */
+
+#define FRAME_MAIN    (-1) /* in the main executable's text */
+#define FRAME_UNKNOWN (-2) /* in no object kept */
+#define MAX_PCS	      4096
+
+struct merge_frame {
+	int64_t obj;   /* index into mo->v, or FRAME_* */
+	uint64_t addr; /* link-time */
+};
+
+struct merge_stack {
+	uint32_t count;
+	size_t first, n; /* frames[first .. first + n) */
+};
+
+struct stack_walk {
+	struct merge_outside *mo;
+	const struct profile *p;
+	bool foreign;
+	struct unwinder *u;
+	uint64_t pcs[MAX_PCS];
+	int failed;
+};
+
+/* Frame PC of W's process, sampled in generation GEN. */
+static int
+add_frame(struct stack_walk *w, uint64_t pc, uint32_t gen)
+{
+	struct merge_outside *mo = w->mo;
+	const struct profile *p = w->p;
+	const struct profile_module *m = outside_module(p, pc, gen);
+	const struct profrun_header *h = &p->hdr;
+	struct merge_frame f = {FRAME_UNKNOWN, 0};
+	struct member_module key;
+
+	if (m && key_of(mo, p, m, w->foreign, &key)) {
+		struct merge_obj *o = obj_find(mo, &key);
+
+		if (o == NULL)
+			return -1;
+		f.obj = o - mo->v;
+		f.addr = pc - m->bias;
+	} else if (!w->foreign && pc >= h->text_start + h->load_bias &&
+		   pc < h->text_end + h->load_bias) {
+		f.obj = FRAME_MAIN;
+		f.addr = pc - h->load_bias;
+	}
+	if (ARRAY_GROW(mo->frames, mo->frames_cap, mo->nframes, 1024))
+		return -1;
+	mo->frames[mo->nframes++] = f;
+	return 0;
+}
+
+/* One stack of N PCS standing for COUNT samples. */
+static int
+add_pcs(struct stack_walk *w, const uint64_t *pcs, size_t n, uint32_t gen,
+	uint32_t count)
+{
+	struct merge_outside *mo = w->mo;
+	size_t first = mo->nframes;
+
+	if (n == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (add_frame(w, pcs[i], gen))
+			return -1;
+	if (ARRAY_GROW(mo->stacks, mo->stacks_cap, mo->nstacks, 256))
+		return -1;
+	mo->stacks[mo->nstacks++] = (struct merge_stack){count, first, n};
+	mo->stacks_total += count;
+	return 0;
+}
+
+static int
+walk_copied(void *ctx, const struct profile_stack *s)
+{
+	struct stack_walk *w = ctx;
+	size_t n = unwinder_run(w->u, s, w->pcs, MAX_PCS);
+
+	w->failed = add_pcs(w, w->pcs, n, s->gen, s->count);
+	return w->failed;
+}
+
+static int
+walk_unwound(void *ctx, uint32_t count, const uint64_t *pcs, size_t n)
+{
+	struct stack_walk *w = ctx;
+
+	w->failed = add_pcs(w, pcs, n, 1, count);
+	return w->failed;
+}
+
+int
+merge_outside_add_stacks(struct merge_outside *mo, const struct profile *p,
+			 bool foreign)
+{
+	struct stack_walk *w;
+	char err[256];
+	int ret;
+
+	if (!p->has_stacks && !p->has_frames)
+		return 0;
+	w = calloc(1, sizeof(*w));
+	if (w == NULL) {
+		cli_error("%s: out of memory", p->path);
+		return -1;
+	}
+	*w = (struct stack_walk){.mo = mo, .p = p, .foreign = foreign};
+	mo->any_stacks = true;
+	if (p->has_frames) {
+		mo->stack_samples += p->frames.samples;
+		if (p->frames.stack_max > mo->stack_max)
+			mo->stack_max = p->frames.stack_max;
+		ret = profile_frames_each(p, walk_unwound, w);
+	} else {
+		mo->stack_samples += p->main + p->outside;
+		if (p->stacks.stack_max > mo->stack_max)
+			mo->stack_max = p->stacks.stack_max;
+		w->u = unwinder_new(p);
+		ret = w->u ? profile_stacks_each(p, walk_copied, w, err,
+						 sizeof(err))
+			   : -1;
+		unwinder_free(w->u);
+		if (ret && !w->failed && w->u) {
+			/* the file could not be read: its stacks are left out */
+			cli_warn("%s: %s; its stacks are left out", p->path,
+				 err);
+			ret = 0;
+		}
+	}
+	free(w);
+	if (ret)
+		cli_error("%s: out of memory", p->path);
+	return ret ? -1 : 0;
+}
+
+/* The run-time PC of frame F in the merged layout; 1 (in no object) for
+ * frames nowhere in it. */
+static uint64_t
+merged_pc(const struct merge_outside *mo, const struct merge_frame *f,
+	  uint64_t load_bias)
+{
+	if (f->obj == FRAME_MAIN)
+		return f->addr + load_bias;
+	if (f->obj >= 0 && mo->v[f->obj].placed)
+		return f->addr + mo->v[f->obj].rec.bias;
+	return 1;
+}
+
+int
+merge_outside_frames(const struct merge_outside *mo, uint64_t load_bias,
+		     uint8_t **buf, size_t *size)
+{
+	struct profrun_frames h = {0};
+	size_t n = sizeof(h), off;
+	uint8_t *b;
+
+	*buf = NULL;
+	*size = 0;
+	if (!mo->any_stacks)
+		return 0;
+	for (size_t i = 0; i < mo->nstacks; i++) {
+		size_t k = mo->stacks[i].n < UINT16_MAX ? mo->stacks[i].n
+							: UINT16_MAX;
+
+		n += sizeof(struct profrun_frame_record) + 8 * k;
+	}
+	b = calloc(1, n);
+	if (b == NULL)
+		return -1;
+	h.record_count = (uint32_t)mo->nstacks;
+	h.stack_max = mo->stack_max;
+	h.stacks = mo->stacks_total;
+	h.samples = mo->stack_samples > mo->stacks_total ? mo->stack_samples
+							 : mo->stacks_total;
+	memcpy(b, &h, sizeof(h));
+	off = sizeof(h);
+	for (size_t i = 0; i < mo->nstacks; i++) {
+		const struct merge_stack *st = &mo->stacks[i];
+		struct profrun_frame_record r = {
+			st->count, st->n < UINT16_MAX ? (uint16_t)st->n
+						      : UINT16_MAX, 0};
+
+		memcpy(b + off, &r, sizeof(r));
+		off += sizeof(r);
+		for (size_t j = 0; j < r.n; j++, off += 8) {
+			uint64_t pc = merged_pc(mo, &mo->frames[st->first + j],
+						load_bias);
+
+			memcpy(b + off, &pc, 8);
+		}
+	}
+	*buf = b;
+	*size = n;
+	return 0;
+}
+
 void
 merge_outside_fini(struct merge_outside *mo)
 {
 	size_t i;
+
+	free(mo->frames);
+	free(mo->stacks);
 
 	for (i = 0; i < mo->n; i++)
 		free(mo->v[i].samples);

@@ -10,6 +10,8 @@
 #include "profile.h"
 
 struct merge_obj;
+struct merge_frame;
+struct merge_stack;
 
 /* The objects seen so far, their samples at link-time addresses. */
 struct merge_outside {
@@ -23,6 +25,16 @@ struct merge_outside {
 	uint64_t lost;	       /* inputs' PC tables were full */
 	uint32_t modules_lost; /* inputs' objects without a record */
 
+	/* call stacks, unwound: frames by object and link-time address */
+	struct merge_frame *frames;
+	size_t nframes, frames_cap;
+	struct merge_stack *stacks;
+	size_t nstacks, stacks_cap;
+	bool any_stacks;     /* some input had stacks */
+	uint64_t stack_samples; /* all samples of those inputs */
+	uint64_t stacks_total;	/* samples their stacks stand for */
+	uint32_t stack_max;
+
 	/* built by merge_outside_finish */
 	struct member_module *mods;
 	struct profile_sample *pcs;
@@ -34,6 +46,19 @@ struct merge_outside {
  * unknown.  Returns 0, or -1 when out of memory. */
 int merge_outside_add(struct merge_outside *mo, const struct profile *p,
 		      bool foreign);
+
+/* Add the call stacks of P (unwound now, or already unwound in a merged
+ * member), their frames kept by object and link-time address like the
+ * PCs above.  Returns 0, or -1 after printing an error. */
+int merge_outside_add_stacks(struct merge_outside *mo, const struct profile *p,
+			     bool foreign);
+
+/* The region of the stacks added (struct profrun_frames and its records,
+ * PCs in the layout merge_outside_finish made; main-executable frames at
+ * LOAD_BIAS) into *BUF, *SIZE bytes (allocated); *BUF NULL when no input
+ * had stacks.  Returns 0, or -1 when out of memory. */
+int merge_outside_frames(const struct merge_outside *mo, uint64_t load_bias,
+			 uint8_t **buf, size_t *size);
 
 /* Give every object an address range of its own and fill OUT with the
  * records and the PCs (runtime addresses in that layout).  OUT is left

@@ -39,7 +39,18 @@ struct report_opts {
 	size_t ndebug_dirs;
 	bool main_only;	    /* only the main executables, as profil sees */
 	const char *module; /* only this module's entries; NULL = all */
+	/* views of the call stacks, shown instead of the flat table */
+	const char *callers; /* --callers FUNC: who calls FUNC; NULL = no */
+	const char *callees; /* --callees FUNC: whom FUNC calls */
+	bool call_graph;     /* --call-graph: gprof's call graph */
 };
+
+/* True when OPTS asks for a view of the call stacks. */
+static inline bool
+report_opts_calls(const struct report_opts *opts)
+{
+	return opts->callers || opts->callees || opts->call_graph;
+}
 
 /* One process of the report. */
 struct proc {

@@ -14,10 +14,10 @@
 
 #include "profile.h"
 
-#define EM_X86_64_	  62
-#define MAX_COUNT	  1001u /* a sample and at most 1000 overruns */
-#define CHUNK		  (4u * 1024 * 1024) /* bytes of slots read at once */
-#define MAX_FRAMES_REGION (512ull << 20)     /* unwound stacks read whole */
+#define EM_X86_64_ 62
+#define MAX_COUNT  1001u	       /* a sample and at most 1000 overruns */
+#define CHUNK	   (4u * 1024 * 1024) /* bytes of slots read at once */
+#define MAX_FRAMES_REGION (512ull << 20) /* unwound stacks read whole */
 
 /* Check the head H of an area of SIZE bytes; an area of another
  * architecture or layout is noted, not refused. */
@@ -31,26 +31,26 @@ check_head(struct profile *p, const struct profrun_stacks *h, uint64_t size,
 	if (h->arch != EM_X86_64_ || h->nregs != PROFRUN_STACK_REGS) {
 		p->stacks_note = strdup(
 			"its stacks were recorded on another architecture");
-		return p->stacks_note
-			       ? 0
-			       : profile_fail(err, errlen, "out of memory");
+		return p->stacks_note ? 0
+				      : profile_fail(err, errlen,
+						     "out of memory");
 	}
 	if (h->stack_max > 65536 || h->stack_max % 8 != 0 ||
 	    h->slot_size % 64 != 0 ||
 	    h->slot_size < sizeof(struct profrun_stack_slot) + h->stack_max)
-		return profile_fail(
-			err, errlen,
-			"stack area has bad slots (%u bytes for %u-byte stacks)",
-			h->slot_size, h->stack_max);
+		return profile_fail(err, errlen,
+				    "stack area has bad slots (%u bytes for %u-byte stacks)",
+				    h->slot_size, h->stack_max);
 	need = sizeof(*h) + (uint64_t)h->slot_count * h->slot_size;
 	if (need > size)
-		return profile_fail(
-			err, errlen,
-			"stack area of %llu bytes cannot hold %u slots of %u bytes",
-			(unsigned long long)size, h->slot_count, h->slot_size);
+		return profile_fail(err, errlen,
+				    "stack area of %llu bytes cannot hold %u slots of %u bytes",
+				    (unsigned long long)size, h->slot_count,
+				    h->slot_size);
 	if (h->offered >= PLAUSIBLE_SAMPLES || h->dropped > h->offered ||
 	    h->failed > h->offered)
-		return profile_fail(err, errlen, "implausible stack counts");
+		return profile_fail(err, errlen,
+				    "implausible stack counts");
 	a->slot_size = h->slot_size;
 	a->slot_count = h->slot_count;
 	a->stack_max = h->stack_max;
@@ -121,16 +121,14 @@ check_frames(struct profile *p, const uint8_t *buf, char *err, size_t errlen)
 	memcpy(&h, buf, sizeof(h));
 	for (uint32_t i = 0; i < h.record_count; i++) {
 		if (f->size - off < sizeof(r))
-			return profile_fail(
-				err, errlen,
-				"unwound stack %u beyond its region", i);
+			return profile_fail(err, errlen,
+					    "unwound stack %u beyond its region", i);
 		memcpy(&r, buf + off, sizeof(r));
 		off += sizeof(r);
 		if (r.n == 0 || r.count == 0 || (f->size - off) / 8 < r.n)
-			return profile_fail(
-				err, errlen,
-				"unwound stack %u is bad (%u PCs, %u samples)",
-				i, r.n, r.count);
+			return profile_fail(err, errlen,
+					    "unwound stack %u is bad (%u PCs, %u samples)",
+					    i, r.n, r.count);
 		off += (uint64_t)r.n * 8;
 		sum += r.count;
 	}
@@ -155,11 +153,10 @@ profile_parse_frames(const uint8_t *buf, size_t avail, struct profile *p,
 	if (e->size < sizeof(struct profrun_frames))
 		return profile_fail(err, errlen, "unwound stacks too small");
 	if (e->size > MAX_FRAMES_REGION)
-		return profile_fail(
-			err, errlen,
-			"unwound stacks of %llu bytes (at most %llu)",
-			(unsigned long long)e->size,
-			(unsigned long long)MAX_FRAMES_REGION);
+		return profile_fail(err, errlen,
+				    "unwound stacks of %llu bytes (at most %llu)",
+				    (unsigned long long)e->size,
+				    (unsigned long long)MAX_FRAMES_REGION);
 	if (e->off < profile_known_end(&p->hdr))
 		return profile_fail(err, errlen,
 				    "unwound stacks overlap the other regions");
@@ -290,8 +287,21 @@ profile_stacks_each(const struct profile *p,
 		return profile_fail(err, errlen, "out of memory");
 	}
 	while (r == 0 && done < a->slot_count) {
-		size_t n =
-			a->slot_count - done < per ? a->slot_count - done : per;
+		uint64_t at = a->off + sizeof(struct profrun_stacks) +
+			      (uint64_t)done * a->slot_size;
+		off_t data = lseek(fd, (off_t)at, SEEK_DATA);
+		size_t n;
+
+		/* holes (slots given back unused, or never written) hold
+		 * no stack: skip them */
+		if (data < 0 && errno == ENXIO)
+			break;
+		if (data > 0 && (uint64_t)data >= at + a->slot_size) {
+			/* to the slot that holds the data */
+			done += ((uint64_t)data - at) / a->slot_size;
+			continue;
+		}
+		n = a->slot_count - done < per ? a->slot_count - done : per;
 
 		if (pread_all(fd, buf, n * a->slot_size,
 			      a->off + sizeof(struct profrun_stacks) +

@@ -435,6 +435,25 @@ image_free(uint8_t *buf, size_t size)
 		munmap(buf, size ? size : 1);
 }
 
+/* The end of the last region the header or the region list of the file
+ * FD (header H, checked) places; the list's entries are checked later. */
+static uint64_t
+listed_end(int fd, const struct profrun_header *h, uint64_t end)
+{
+	struct profrun_region e;
+
+	for (uint32_t i = 0; i < h->region_count && i < 256; i++) {
+		if (pread(fd, &e, sizeof(e),
+			  (off_t)(h->regions_off + (uint64_t)i * sizeof(e))) !=
+		    (ssize_t)sizeof(e))
+			break;
+		if (e.size <= h->file_size && e.off <= h->file_size - e.size &&
+		    e.off + e.size > end)
+			end = e.off + e.size;
+	}
+	return end;
+}
+
 /* Check the header and the whole layout it describes against the real
  * size before reading everything, so a file claiming gigabytes costs
  * nothing: what is allocated is at most the real file, and a consistent
@@ -456,6 +475,11 @@ read_checked(int fd, uint64_t size, uint8_t **out, size_t *avail, char *err,
 	if (check_ident(head, size, &h, err, errlen) ||
 	    check_buckets(&h, err, errlen) || check_regions(&h, err, errlen))
 		return -1;
+	if (size > PROFILE_MAX_FILE &&
+	    listed_end(fd, &h, profile_known_end(&h)) < size)
+		return profile_fail(err, errlen,
+				    "too large for a profile (%llu bytes)",
+				    (unsigned long long)size);
 	size = profile_known_end(&h);
 	if (size > PROFILE_MAX_FILE)
 		return profile_fail(err, errlen,

@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The flame graph page around html.c's data (html.h): markup and style
+ * before it, the script after it.  The script reads the tree, lays it out
+ * (root on top, one row per depth), draws it on a canvas (frames under
+ * MINPX pixels wide are skipped with their subtrees), and after each
+ * drawing lists the names drawn in <pre id="drawn"> and their number in
+ * body's data-drawn-frames, which the tests read (with data-matched, the
+ * samples a search matched; "#search=RE" in the address searches on
+ * load, "#zoom=NAME" zooms on NAME's first frame).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "html.h"
+
+/* clang-format off */
+static const char page_head[] =
+	"<!DOCTYPE html>\n"
+	"<html lang=\"en\">\n"
+	"<head>\n"
+	"<meta charset=\"utf-8\">\n"
+	"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	"<title>";
+
+static const char page_after_title[] =
+	"</title>\n"
+	"<style>\n"
+	"body { margin: 0; font: 13px Verdana, \"DejaVu Sans\", Arial, sans-serif; color: #222; background: #fafafa; }\n"
+	"header { display: flex; flex-wrap: wrap; align-items: center; gap: 12px; padding: 8px 12px; background: #f0eee8; border-bottom: 1px solid #ccc; }\n"
+	"h1 { font-size: 16px; margin: 0; font-weight: bold; }\n"
+	"#search { width: 22em; padding: 3px 6px; }\n"
+	"#match { color: #a000a0; font-weight: bold; }\n"
+	"#info, #status { padding: 4px 12px; color: #555; }\n"
+	"#status { min-height: 1.3em; font-family: monospace; white-space: pre; overflow: hidden; text-overflow: ellipsis; }\n"
+	"#wrap { padding: 0 12px 12px; }\n"
+	"canvas { display: block; }\n"
+	"#tip { position: absolute; display: none; pointer-events: none; background: #fffff0; border: 1px solid #888; padding: 4px 8px; font: 12px monospace; white-space: pre-wrap; max-width: 640px; word-break: break-all; box-shadow: 2px 2px 4px rgba(0,0,0,.2); }\n"
+	"</style>\n"
+	"</head>\n"
+	"<body>\n"
+	"<header><h1 id=\"title\">profrun flame graph</h1>\n"
+	"<input id=\"search\" type=\"search\" placeholder=\"search (regular expression)\" aria-label=\"search\">\n"
+	"<button id=\"reset\" type=\"button\">reset zoom</button>\n"
+	"<span id=\"match\"></span></header>\n"
+	"<div id=\"info\"></div>\n"
+	"<div id=\"status\"></div>\n"
+	"<div id=\"wrap\"><canvas id=\"fg\"></canvas></div>\n"
+	"<div id=\"tip\"></div>\n"
+	"<pre id=\"drawn\" hidden></pre>\n"
+	"<script type=\"application/json\" id=\"profrun-data\">\n";
+
+static const char page_tail[] =
+	"\n"
+	"}\n"
+	"</script>\n"
+	"<script>\n"
+	"(function () {\n"
+	"'use strict';\n"
+	"var D = JSON.parse(document.getElementById('profrun-data').textContent);\n"
+	"var ROW = 17, MINPX = 0.3, FONT = '12px Verdana, DejaVu Sans, Arial, sans-serif';\n"
+	"var N = Math.floor(D.nodes.length / 3);\n"
+	"var key = new Float64Array(N + 1), val = new Float64Array(N + 1);\n"
+	"var x0 = new Float64Array(N + 1), self = new Float64Array(N + 1);\n"
+	"var dep = new Int32Array(N + 1), par = new Int32Array(N + 1);\n"
+	"var end = new Int32Array(N + 1);\n"
+	"var stack = [0], nextx = [0], maxDepth = 0, i, j, d;\n"
+	"key[0] = -1; val[0] = D.total; par[0] = -1;\n"
+	"for (i = 1; i <= N; i++) {\n"
+	"  key[i] = D.nodes[3 * i - 3]; val[i] = D.nodes[3 * i - 2];\n"
+	"  d = Math.max(1, Math.min(D.nodes[3 * i - 1], stack.length));\n"
+	"  while (stack.length > d) { end[stack.pop()] = i; nextx.pop(); }\n"
+	"  dep[i] = d; par[i] = stack[stack.length - 1];\n"
+	"  x0[i] = nextx[nextx.length - 1];\n"
+	"  nextx[nextx.length - 1] += val[i];\n"
+	"  stack.push(i); nextx.push(x0[i]);\n"
+	"  if (d > maxDepth) maxDepth = d;\n"
+	"}\n"
+	"while (stack.length) end[stack.pop()] = N + 1;\n"
+	"for (i = 0; i <= N; i++) self[i] = val[i];\n"
+	"for (i = 1; i <= N; i++) self[par[i]] -= val[i];\n"
+	"\n"
+	"var ROWS = Math.min(maxDepth + 1, 1900);\n"
+	"var $ = function (id) { return document.getElementById(id); };\n"
+	"var canvas = $('fg'), ctx = canvas.getContext('2d'), tip = $('tip');\n"
+	"var width = 0, zoom = 0, rows = [], charW = 7, colors = {};\n"
+	"var fnMatch = null, matched = 0, hover = -1;\n"
+	"\n"
+	"function fnOf(i) { return Math.floor(key[i] / 2); }\n"
+	"function name(i) { return i === 0 ? 'all' : D.names[fnOf(i)]; }\n"
+	"function moduleOf(i) {\n"
+	"  var m = i === 0 ? null : D.module_of[fnOf(i)];\n"
+	"  if (m === null || m === undefined) return '';\n"
+	"  return m < 0 ? D.modules[-m - 1] : D.modules[m];\n"
+	"}\n"
+	"function inlined(i) { return i > 0 && key[i] % 2 === 1; }\n"
+	"function pct(v, t) { return t > 0 ? (100 * v / t).toFixed(2) + '%' : '0%'; }\n"
+	"function hash(s) {\n"
+	"  var h = 2166136261;\n"
+	"  for (var k = 0; k < s.length; k++) h = Math.imul(h ^ s.charCodeAt(k), 16777619);\n"
+	"  return h >>> 0;\n"
+	"}\n"
+	"function color(i) {\n"
+	"  if (i === 0) return 'rgb(200,200,200)';\n"
+	"  var c = colors[key[i]];\n"
+	"  if (c) return c;\n"
+	"  var f = fnOf(i), s = D.names[f], h = hash(s), m = D.module_of[f];\n"
+	"  var a = h % 50, b = (h >>> 8) % 130, e = (h >>> 16) % 50;\n"
+	"  if (s.charAt(0) === '[') c = 'rgb(' + (180 + a / 3) + ',' + (180 + a / 3) + ',' + (180 + a / 3) + ')';\n"
+	"  else if (inlined(i)) c = 'rgb(' + (70 + a) + ',' + (160 + b / 3) + ',' + (205 + e) + ')';\n"
+	"  else if (m >= 0) c = 'rgb(' + (90 + a) + ',' + (180 + b / 3) + ',' + (60 + e) + ')';\n"
+	"  else c = 'rgb(' + (205 + a) + ',' + (70 + b) + ',' + (30 + e) + ')';\n"
+	"  colors[key[i]] = c;\n"
+	"  return c;\n"
+	"}\n"
+	"function label(i, w) {\n"
+	"  var s = name(i), max = Math.floor((w - 6) / charW);\n"
+	"  if (inlined(i)) s += ' [i]';\n"
+	"  if (max < 3) return '';\n"
+	"  if (s.length > max) s = s.slice(0, max - 2) + '..';\n"
+	"  while (s.length > 3 && ctx.measureText(s).width > w - 6) s = s.slice(0, s.length - 3) + '..';\n"
+	"  return s;\n"
+	"}\n"
+	"function isMatch(i) { return fnMatch !== null && i > 0 && fnMatch[fnOf(i)] === 1; }\n"
+	"\n"
+	"function rect(i, x, w, drawn) {\n"
+	"  var y = dep[i] * ROW, anc = i !== 0 && zoom !== 0 && dep[i] < dep[zoom];\n"
+	"  ctx.fillStyle = isMatch(i) ? 'rgb(230,0,230)' : color(i);\n"
+	"  ctx.globalAlpha = anc ? 0.55 : 1;\n"
+	"  ctx.fillRect(x, y, w > 2 ? w - 1 : w, ROW - 1);\n"
+	"  ctx.globalAlpha = 1;\n"
+	"  var t = w > 3 * charW ? label(i, w) : '';\n"
+	"  if (t) { ctx.fillStyle = '#000'; ctx.fillText(t, x + 3, y + ROW / 2); }\n"
+	"  (rows[dep[i]] = rows[dep[i]] || []).push([x, w, i]);\n"
+	"  drawn[name(i)] = 1;\n"
+	"}\n"
+	"\n"
+	"function draw() {\n"
+	"  var zx = x0[zoom], zv = val[zoom] || 1, scale = width / zv, drawn = {}, n = 0, a, w;\n"
+	"  rows = [];\n"
+	"  ctx.clearRect(0, 0, width, ROWS * ROW);\n"
+	"  ctx.font = FONT; ctx.textBaseline = 'middle';\n"
+	"  for (a = zoom; a >= 0; a = par[a]) { rect(a, 0, width, drawn); n++; }\n"
+	"  for (i = zoom + 1; i < end[zoom];) {\n"
+	"    w = val[i] * scale;\n"
+	"    if (w < MINPX || dep[i] >= ROWS) { i = end[i]; continue; }\n"
+	"    rect(i, (x0[i] - zx) * scale, w, drawn); n++;\n"
+	"    i++;\n"
+	"  }\n"
+	"  $('drawn').textContent = Object.keys(drawn).join('\\n');\n"
+	"  document.body.setAttribute('data-drawn-frames', String(n));\n"
+	"  $('reset').disabled = zoom === 0;\n"
+	"}\n"
+	"\n"
+	"function resize() {\n"
+	"  var dpr = window.devicePixelRatio || 1;\n"
+	"  width = Math.max(200, $('wrap').clientWidth - 24);\n"
+	"  canvas.width = Math.floor(width * dpr);\n"
+	"  canvas.height = Math.floor(ROWS * ROW * dpr);\n"
+	"  canvas.style.width = width + 'px';\n"
+	"  canvas.style.height = ROWS * ROW + 'px';\n"
+	"  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);\n"
+	"  ctx.font = FONT;\n"
+	"  charW = ctx.measureText('abcdefghijklmnopqrstuvwxyz_0123456789').width / 37;\n"
+	"  draw();\n"
+	"}\n"
+	"\n"
+	"function at(ev) {\n"
+	"  var r = canvas.getBoundingClientRect(), x = ev.clientX - r.left, y = ev.clientY - r.top;\n"
+	"  var row = rows[Math.floor(y / ROW)], lo = 0, hi, mid;\n"
+	"  if (!row) return -1;\n"
+	"  hi = row.length - 1;\n"
+	"  while (lo <= hi) {\n"
+	"    mid = (lo + hi) >> 1;\n"
+	"    if (x < row[mid][0]) hi = mid - 1;\n"
+	"    else if (x >= row[mid][0] + row[mid][1]) lo = mid + 1;\n"
+	"    else return row[mid][2];\n"
+	"  }\n"
+	"  return -1;\n"
+	"}\n"
+	"\n"
+	"function showTip(ev, i) {\n"
+	"  var t = name(i) + (inlined(i) ? '  [inlined]' : '');\n"
+	"  var m = moduleOf(i), lines = [t];\n"
+	"  if (m) lines.push(m);\n"
+	"  lines.push(val[i] + ' samples, ' + pct(val[i], val[0]) + ' of all' +\n"
+	"    (zoom ? ', ' + pct(val[i], val[zoom]) + ' of ' + name(zoom) : ''));\n"
+	"  lines.push('self: ' + self[i] + ' (' + pct(self[i], val[0]) + ')');\n"
+	"  tip.textContent = lines.join('\\n');\n"
+	"  tip.style.display = 'block';\n"
+	"  var x = ev.pageX + 14, y = ev.pageY + 14;\n"
+	"  if (x + tip.offsetWidth > window.innerWidth + window.scrollX - 8)\n"
+	"    x = Math.max(0, ev.pageX - tip.offsetWidth - 14);\n"
+	"  tip.style.left = x + 'px'; tip.style.top = y + 'px';\n"
+	"  $('status').textContent = t + ': ' + val[i] + ' samples (' + pct(val[i], val[0]) + ')';\n"
+	"}\n"
+	"\n"
+	"canvas.addEventListener('mousemove', function (ev) {\n"
+	"  var i = at(ev);\n"
+	"  hover = i;\n"
+	"  canvas.style.cursor = i >= 0 ? 'pointer' : 'default';\n"
+	"  if (i >= 0) showTip(ev, i); else tip.style.display = 'none';\n"
+	"});\n"
+	"canvas.addEventListener('mouseleave', function () { tip.style.display = 'none'; });\n"
+	"canvas.addEventListener('click', function (ev) {\n"
+	"  var i = at(ev);\n"
+	"  if (i < 0) return;\n"
+	"  zoom = i === zoom && i !== 0 ? par[i] : i;\n"
+	"  draw();\n"
+	"});\n"
+	"$('reset').addEventListener('click', function () { zoom = 0; draw(); });\n"
+	"document.addEventListener('keydown', function (ev) {\n"
+	"  if (ev.key === 'Escape') { zoom = 0; draw(); }\n"
+	"  if ((ev.ctrlKey || ev.metaKey) && ev.key === 'f') { ev.preventDefault(); $('search').focus(); }\n"
+	"});\n"
+	"\n"
+	"function search(term) {\n"
+	"  var re = null, f, sum = 0;\n"
+	"  fnMatch = null;\n"
+	"  if (term) {\n"
+	"    try { re = new RegExp(term, 'i'); } catch (e) {\n"
+	"      re = new RegExp(term.replace(/[.*+?^${}()|[\\]\\\\]/g, '\\\\$&'), 'i');\n"
+	"    }\n"
+	"    fnMatch = new Uint8Array(D.names.length);\n"
+	"    for (f = 0; f < D.names.length; f++) fnMatch[f] = re.test(D.names[f]) ? 1 : 0;\n"
+	"    for (i = 1; i <= N;) {\n"
+	"      if (fnMatch[fnOf(i)] === 1) { sum += val[i]; i = end[i]; } else i++;\n"
+	"    }\n"
+	"  }\n"
+	"  matched = sum;\n"
+	"  $('match').textContent = term ? 'matched: ' + sum + ' samples (' + pct(sum, val[0]) + ')' : '';\n"
+	"  document.body.setAttribute('data-matched', String(sum));\n"
+	"  draw();\n"
+	"}\n"
+	"$('search').addEventListener('input', function () { search(this.value); });\n"
+	"\n"
+	"document.title = 'profrun: ' + D.title;\n"
+	"$('title').textContent = 'profrun flame graph: ' + D.title;\n"
+	"var info = D.total + ' samples';\n"
+	"if (D.has_stacks) {\n"
+	"  info += ' with a stack' + (D.samples > D.stacks ? ' (of ' + D.samples + ')' : '');\n"
+	"  if (D.truncated > 0) info += ', ' + D.truncated + ' (' + pct(D.truncated, D.stacks) + ') cut short before the thread\\'s start';\n"
+	"} else info += ', no call stacks (record with profrun -g): each function stands alone';\n"
+	"if (D.min > 1) info += '; frames under ' + D.min + ' samples are left out';\n"
+	"if (maxDepth + 1 > ROWS) info += '; frames deeper than ' + ROWS + ' are not drawn';\n"
+	"$('info').textContent = info + '.  Click a frame to zoom in (again to zoom out), Esc to reset; the search takes a regular expression.';\n"
+	"window.addEventListener('resize', resize);\n"
+	"resize();\n"
+	"var h = decodeURIComponent(location.hash);\n"
+	"if (h.indexOf('#search=') === 0) { $('search').value = h.slice(8); search(h.slice(8)); }\n"
+	"if (h.indexOf('#zoom=') === 0) {\n"
+	"  for (i = 1; i <= N && name(i) !== h.slice(6); i++);\n"
+	"  if (i <= N) { zoom = i; draw(); }\n"
+	"}\n"
+	"})();\n"
+	"</script>\n"
+	"</body>\n"
+	"</html>\n";
+/* clang-format on */
+
+/* S escaped for HTML text or an attribute. */
+static void
+html_text(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		default:
+			fputc(*s, out);
+		}
+	}
+}
+
+void
+html_json_string(FILE *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', out);
+	for (; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(out, "\\%c", *p);
+		else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&' ||
+			 *p == 0x7f)
+			fprintf(out, "\\u%04x", *p);
+		else if (p[0] == 0xe2 && p[1] == 0x80 &&
+			 (p[2] == 0xa8 || p[2] == 0xa9)) {
+			fprintf(out, "\\u%04x", p[2] == 0xa8 ? 0x2028 : 0x2029);
+			p += 2;
+		} else
+			fputc(*p, out);
+	}
+	fputc('"', out);
+}
+
+void
+html_page_head(FILE *out, const char *exe)
+{
+	const char *slash = strrchr(exe, '/');
+
+	fputs(page_head, out);
+	fputs("profrun: ", out);
+	html_text(out, slash ? slash + 1 : exe);
+	fputs(page_after_title, out);
+}
+
+void
+html_page_tail(FILE *out)
+{
+	fputs(page_tail, out);
+}
