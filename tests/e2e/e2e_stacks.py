@@ -255,6 +255,18 @@ def reservoir_keeps_flat_counts_exact(tmp):
     s = folded(out)
     a, b = with_frame(s, "caller_a"), with_frame(s, "caller_b")
     check_share(a, a + b, 0.75, "caller_a among the kept stacks")
+    # pprof: one sample per stack, scaled so that the total is exact
+    import e2e_ci
+    cp = subprocess.run([PROFRUN, "report", "--format", "pprof", out],
+                        capture_output=True, timeout=120)
+    expect(cp.returncode == 0, f"pprof export: {cp.stderr.decode()}")
+    text = e2e_ci.protoc_decode(cp.stdout)
+    samples = e2e_ci.proto_blocks(text, "sample")
+    total = sum(int(x["value"][0]) for x in samples)
+    expect(total == rep["samples"]["total"],
+           f"pprof holds {total} samples, the report {rep['samples']['total']}")
+    deep = [x for x in samples if len(x.get("location_id", [])) >= 4]
+    expect(len(deep) >= 0.9 * len(samples), "pprof samples carry their stacks")
 
 
 @case
