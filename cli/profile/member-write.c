@@ -6,7 +6,9 @@
  * twice the number of buckets above 65535; then, when the member says
  * where its samples outside the main executable fell, a PC table (slots
  * found as the shim finds them, any probe length), the module records,
- * their paths and the vdso image.
+ * their paths and the vdso image; and, when it has call stacks (already
+ * unwound), a region list naming them and the stacks after it (the fixed
+ * fields say where everything else is).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -125,6 +127,24 @@ layout(struct member *m)
 	clear_outside(h);
 	if (m->outside)
 		layout_outside(h, m->outside);
+	if (m->frames) {
+		h->regions_off = ALIGN(h->file_size, 64);
+		h->region_count = 1;
+		m->frames_off = ALIGN(h->regions_off + sizeof(struct profrun_region),
+				      64);
+		h->file_size = m->frames_off + m->frames_size;
+	}
+}
+
+/* The region list and the stacks it names. */
+static void
+fill_frames(uint8_t *buf, const struct member *m)
+{
+	struct profrun_region r = {PROFRUN_REGION_FRAMES, 1, 0, m->frames_off,
+				   m->frames_size};
+
+	memcpy(buf + m->hdr.regions_off, &r, sizeof(r));
+	memcpy(buf + m->frames_off, m->frames, m->frames_size);
 }
 
 /* Put the PCs of O in their slots (found as the shim finds them); what
@@ -201,6 +221,8 @@ fill(uint8_t *buf, struct member *m)
 		fill_pcs(buf, &m->hdr, m->outside);
 		fill_modules(buf, h, m->outside);
 	}
+	if (m->frames)
+		fill_frames(buf, m);
 	memcpy(buf, h, sizeof(*h));
 	strcpy((char *)buf + h->exe_off, m->exe);
 	if (m->note)

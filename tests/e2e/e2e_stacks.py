@@ -317,6 +317,38 @@ def ended_and_execed_images_keep_only_their_stacks(tmp):
 
 
 @case
+def merge_keeps_stacks(tmp):
+    """profrun merge of two -g runs (and of a merge with a run): the merged
+    folded stacks are the sums of the inputs', frame for frame, through the
+    executable and the C library alike."""
+    a = record(tmp, "a.prof", "qsort", "0.4")
+    b = record(tmp, "b.prof", "ratio", "0.4")
+    out = os.path.join(tmp, "m.prof")
+    cp = run([PROFRUN, "merge", "-o", out, a, b])
+    expect(cp.returncode == 0, f"merge: {cp.stderr}")
+
+    def counts(*profs):
+        total = {}
+        for p in profs:
+            for frames, n in folded(p):
+                key = ";".join(frames)
+                total[key] = total.get(key, 0) + n
+        return total
+    want, got = counts(a, b), counts(out)
+    expect(got == want, f"merged stacks differ: {len(got)} vs {len(want)} distinct; "
+           f"first difference {sorted(set(got.items()) ^ set(want.items()))[:2]}")
+    expect(any("qsort" in k for k in got), "stacks through the C library kept")
+    rep = report_json(out)
+    expect(rep["stacks"]["with_stack"] == sum(want.values()),
+           f"merged stacks {rep['stacks']}, inputs {sum(want.values())}")
+    again = os.path.join(tmp, "m2.prof")
+    cp = run([PROFRUN, "merge", "-o", again, out, a])
+    expect(cp.returncode == 0, f"merge of a merge: {cp.stderr}")
+    want2 = counts(a, b, a)
+    expect(counts(again) == want2, "a merge of a merge keeps the stacks")
+
+
+@case
 def profile_without_stacks_refuses_stack_views(tmp):
     out = os.path.join(tmp, "flat.prof")
     cp = run([PROFRUN, "-q", "-o", out, wl("stacks"), "ratio", "0.2"])
