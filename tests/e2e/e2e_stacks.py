@@ -168,6 +168,21 @@ def stacks_through_a_signal_handler(tmp):
 
 
 @case
+def stacks_through_the_vdso(tmp):
+    """From clock_gettime in the vdso (its image saved by the shim), through
+    the C library, to the loop that calls it and main."""
+    (out, rep) = recorded(["clock"], NEED, tmp, "clock.prof")
+    st = folded(out)
+    vdso = [(f, n) for f, n in st if any("vdso" in x for x in f)]
+    total = sum(n for _, n in vdso)
+    expect(total >= NEED // 2, f"only {total} stacks in the vdso: {st[:3]}")
+    through = sum(n for f, n in vdso if "read_clocks" in map(plain, f)
+                  and "main" in map(plain, f))
+    expect(through >= 0.9 * total,
+           f"{through} of {total} stacks in the vdso reach read_clocks and main: {vdso[:2]}")
+
+
+@case
 def stacks_of_threads_reach_their_start(tmp):
     (out, rep) = recorded(["threads"], NEED, tmp, "threads.prof")
     st = folded(out)
