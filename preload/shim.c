@@ -571,6 +571,7 @@ shim_exec_begin(void)
 		masks_apply_view(true);
 	}
 	threads_finish(false);
+	stacks_seal();
 	pause_finish();
 	writer_finish(g.hdr, PROFRUN_STATE_EXECED, -1);
 	return true;

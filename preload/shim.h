@@ -456,6 +456,12 @@ void stacks_thread_start(void);
 /* In a fork child: draw a sequence of its own.  Async-signal-safe. */
 void stacks_fork_child(void);
 
+/* Before an exec, the timers stopped: no slot not yet taken will be (a
+ * failed exec's later samples only replace stacks kept), and the blocks
+ * of those slots are given back, so a process that execs keeps only the
+ * stacks it took.  Async-signal-safe. */
+void stacks_seal(void);
+
 /* In the handler: the interrupted context CTX, standing for COUNT samples,
  * in module generation GEN.  Async-signal-safe. */
 void stacks_record(void *ctx, uint32_t count, uint32_t gen);

@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -114,6 +115,28 @@ void
 stacks_fork_child(void)
 {
 	t_rng ^= (uint64_t)syscall(SYS_getpid) << 32 | 0x5bd1e995u;
+}
+
+/* Async-signal-safe. */
+void
+stacks_seal(void)
+{
+	struct profrun_stacks *a = __atomic_load_n(&st.area, __ATOMIC_ACQUIRE);
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
+	uint64_t used;
+
+	if (a == NULL || page == 0)
+		return;
+	used = __atomic_load_n(&a->offered, __ATOMIC_ACQUIRE);
+	if (used >= a->slot_count)
+		return;
+	__atomic_store_n(&a->slot_count, (uint32_t)used, __ATOMIC_RELEASE);
+	lo = (uintptr_t)(a + 1) + (uintptr_t)used * a->slot_size;
+	hi = (uintptr_t)(a + 1) + (uintptr_t)st.slot_count * st.slot_size;
+	lo = (lo + page - 1) & ~(page - 1);
+	hi &= ~(page - 1);
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_REMOVE);
 }
 
 /* A uniform draw in [0, n].  Async-signal-safe. */

@@ -57,7 +57,10 @@ static const char report_usage_tail[] =
 	"is reported by address); the vdso from its image in the profile;\n"
 	"what fell in no known module is one [unknown] entry.\n"
 	"\n"
-	"Exit status: 0 success, 1 unusable profile or binary, 64 usage error.\n";
+	"Exit status: 0 success, 1 unusable profile or binary, 3 partial\n"
+	"report (members of the run that could not be read, damaged or for\n"
+	"lack of memory, are left out and named in the report), 64 usage\n"
+	"error.\n";
 
 enum {
 	OPT_FORMAT = OPT_OWN,
@@ -252,7 +255,11 @@ report_paths(char *const *paths, size_t n, const struct report_opts *opts,
 	ret = report_write(&r, opts->format, out);
 	if (ret && ferror(out))
 		cli_error("%s: cannot write the report", run.path);
+	if (ret == 0 && run.skipped > 0)
+		cli_error("%s: partial report: %zu member%s could not be read",
+			  run.path, run.skipped, run.skipped == 1 ? "" : "s");
 	report_fini(&r);
+	ret = ret ? EXIT_FAIL : run.skipped > 0 ? EXIT_PARTIAL : EXIT_OK;
 	run_fini(&run);
-	return ret ? EXIT_FAIL : EXIT_OK;
+	return ret;
 }

@@ -221,25 +221,29 @@ load_json_object(struct diff_side *s, json_object *root)
 	return s->inclusive ? 0 : json_rest(s, root, samples, listed);
 }
 
+static int parse_json_text(struct diff_side *s, const char *text, size_t len);
+
+/* Read whole, up to CLI_MAX_JSON_REPORT (a 390 MB report took 4 GB to
+ * parse), and parsed as diff_side_parse_json does. */
 static int
 load_json(struct diff_side *s)
 {
-	enum json_tokener_error jerr = json_tokener_success;
-	json_object *root;
-	char buf[256];
+	const char *path = s->path;
+	char buf[256], *text;
+	size_t len;
 	int ret;
 
-	root = json_object_from_file(s->path);
-	if (!root) {
-		snprintf(buf, sizeof(buf), "not valid JSON (%s)",
-			 json_util_get_last_err()
-				 ? json_util_get_last_err()
-				 : json_tokener_error_desc(jerr));
-		buf[strcspn(buf, "\n")] = '\0';
+	if (cli_read_file(path, CLI_MAX_JSON_REPORT, &text, &len) < 0) {
+		if (errno == EFBIG)
+			snprintf(buf, sizeof(buf),
+				 "JSON report larger than %u MiB, refused",
+				 CLI_MAX_JSON_REPORT >> 20);
+		else
+			snprintf(buf, sizeof(buf), "%s", strerror(errno));
 		return side_error(s, buf);
 	}
-	ret = load_json_object(s, root);
-	json_object_put(root);
+	ret = parse_json_text(s, text, len);
+	free(text);
 	return ret;
 }
 
@@ -247,15 +251,29 @@ int
 diff_side_parse_json(struct diff_side *s, const char *path, const char *text,
 		     size_t len)
 {
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->path = path;
+	s->from_json = true;
+	ret = parse_json_text(s, text, len);
+	if (ret != 0) {
+		diff_side_fini(s);
+		s->path = path;
+	}
+	return ret;
+}
+
+/* The JSON report TEXT (LEN bytes) into S (path and options set). */
+static int
+parse_json_text(struct diff_side *s, const char *text, size_t len)
+{
 	json_tokener *tok = len <= INT_MAX ? json_tokener_new() : NULL;
 	json_object *root = NULL;
 	const char *why = len > INT_MAX ? "too large" : "out of memory";
 	char buf[256];
 	int ret = -1;
 
-	memset(s, 0, sizeof(*s));
-	s->path = path;
-	s->from_json = true;
 	if (tok) {
 		root = json_tokener_parse_ex(tok, text, (int)len);
 		if (json_tokener_get_error(tok) != json_tokener_success) {
@@ -272,10 +290,6 @@ diff_side_parse_json(struct diff_side *s, const char *path, const char *text,
 	} else {
 		snprintf(buf, sizeof(buf), "not valid JSON (%s)", why);
 		side_error(s, buf);
-	}
-	if (ret != 0) {
-		diff_side_fini(s);
-		s->path = path;
 	}
 	return ret;
 }

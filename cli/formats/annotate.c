@@ -83,6 +83,11 @@ read_all(FILE *f, size_t *len)
 
 	while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
 		n += got;
+		if (n > CLI_MAX_SOURCE) { /* /dev/zero was read to 2 GB */
+			free(buf);
+			errno = EFBIG;
+			return NULL;
+		}
 		if (n < cap)
 			continue;
 		t = realloc(buf, 2 * cap + 1);
@@ -168,8 +173,12 @@ load_source(const struct annotate_opts *o, const char *path, struct source *s)
 		fclose(f);
 		return;
 	}
-	cli_warn("%s: %s; showing line numbers only", path,
-		 errno ? strerror(errno) : "cannot read");
+	if (errno == EFBIG)
+		cli_warn("%s: larger than %u MiB; showing line numbers only",
+			 path, CLI_MAX_SOURCE >> 20);
+	else
+		cli_warn("%s: %s; showing line numbers only", path,
+			 errno ? strerror(errno) : "cannot read");
 	free(s->text);
 	s->text = NULL;
 	if (f)

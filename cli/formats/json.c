@@ -306,6 +306,26 @@ json_modules(const struct report *r)
 	return a;
 }
 
+/* The members of the run left out (the report is partial). */
+static json_object *
+json_unreadable(const struct run *run)
+{
+	json_object *a = json_object_new_array(), *m;
+	size_t i;
+
+	for (i = 0; i < run->nunreadable; i++) {
+		m = json_object_new_object();
+		json_object_object_add(
+			m, "path",
+			json_string_or_null(run->unreadable[i].path));
+		json_object_object_add(
+			m, "reason",
+			json_string_or_null(run->unreadable[i].reason));
+		json_object_array_add(a, m);
+	}
+	return a;
+}
+
 /* How many samples have a stack, and how those stacks ended. */
 static json_object *
 json_stacks(const struct report_stacks *st)
@@ -360,6 +380,12 @@ json_report(const struct report *r)
 			       json_fixed(r->cpu_paused, 3));
 	json_object_object_add(o, "complete",
 			       json_object_new_boolean(r->complete));
+	json_object_object_add(o, "partial",
+			       json_object_new_boolean(r->run->skipped > 0));
+	json_object_object_add(o, "unreadable",
+			       json_object_new_uint64(r->run->skipped));
+	json_object_object_add(o, "unreadable_members",
+			       json_unreadable(r->run));
 	for (i = 0; i < r->nprocs; i++)
 		json_object_array_add(procs, json_process(r, &r->procs[i]));
 	json_object_object_add(o, "processes", procs);

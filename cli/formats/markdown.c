@@ -33,6 +33,9 @@ md_summary(FILE *out, const struct report *r)
 		fprintf(out, ", %.1f Hz, %.2f s CPU", r->rate_hz, r->cpu_known);
 	if (!r->complete)
 		fputs(" (cut short)", out);
+	if (r->run->skipped > 0)
+		fprintf(out, " (partial: %zu unreadable member%s)",
+			r->run->skipped, r->run->skipped == 1 ? "" : "s");
 	fputs("\n\n", out);
 }
 

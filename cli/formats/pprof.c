@@ -500,9 +500,10 @@ stack_unknown(struct pprof *pp)
 	return pp->unknown_location = pp->nlocations;
 }
 
-/* One sample for trace T: a location per physical frame, leaf first. */
+/* One sample for trace T, of COUNT samples: a location per physical
+ * frame, leaf first. */
 static void
-stack_sample(struct pprof *pp, const struct stack_trace *t)
+stack_sample(struct pprof *pp, const struct stack_trace *t, uint64_t count)
 {
 	const struct report_stacks *s = &pp->r->stacks;
 	size_t first, i, last, n = 0, end;
@@ -527,10 +528,63 @@ stack_sample(struct pprof *pp, const struct stack_trace *t)
 	if (n == 0) {
 		uint64_t loc = stack_unknown(pp);
 
-		add_sample(pp, &loc, 1, t->count);
+		add_sample(pp, &loc, 1, count);
 	} else {
-		add_sample(pp, pp->ids, n, t->count);
+		add_sample(pp, pp->ids, n, count);
 	}
+}
+
+struct remainder {
+	double frac;
+	size_t i;
+};
+
+static int
+cmp_remainder(const void *a, const void *b)
+{
+	const struct remainder *x = a, *y = b;
+
+	if (x->frac != y->frac)
+		return x->frac < y->frac ? 1 : -1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+/* The samples each of S's traces stands for, scaled from the stacks to
+ * all TOTAL samples (the stacks are a sample of them: a reservoir, or
+ * processes recorded without -g) by largest remainders, so that the
+ * profile's total is the report's exactly.  NULL when out of memory. */
+static uint64_t *
+scaled_counts(const struct report_stacks *s, uint64_t total)
+{
+	size_t n = s->ntraces ? s->ntraces : 1;
+	uint64_t *v = calloc(n, sizeof(*v)), sum = 0, stacks = 0;
+	struct remainder *rem = calloc(n, sizeof(*rem));
+
+	if (!v || !rem) {
+		free(v);
+		free(rem);
+		return NULL;
+	}
+	for (size_t i = 0; i < s->ntraces; i++)
+		stacks += s->traces[i].count;
+	for (size_t i = 0; i < s->ntraces; i++) {
+		double x = stacks && total > stacks
+				   ? (double)s->traces[i].count *
+					     (double)total / (double)stacks
+				   : (double)s->traces[i].count;
+
+		v[i] = (uint64_t)x;
+		rem[i] = (struct remainder){x - (double)v[i], i};
+		sum += v[i];
+	}
+	if (total > stacks && sum < total) {
+		/* what rounding down left, to the largest remainders */
+		qsort(rem, s->ntraces, sizeof(*rem), cmp_remainder);
+		for (size_t k = 0; k < s->ntraces && sum < total; k++, sum++)
+			v[rem[k].i]++;
+	}
+	free(rem);
+	return v;
 }
 
 /* The mappings of the executables and of the libraries with samples,
@@ -541,6 +595,7 @@ add_stacks(struct pprof *pp, const struct image_set *set)
 	const struct report *r = pp->r;
 	const struct report_stacks *s = &r->stacks;
 	struct lib_set libs = {0};
+	uint64_t *counts;
 	struct map m;
 	size_t i;
 	int ret = 0;
@@ -558,11 +613,15 @@ add_stacks(struct pprof *pp, const struct image_set *set)
 	pp->next_map = set->n + libs.n + 1;
 	lib_set_fini(&libs);
 	pp->fn_done = calloc(s->nfns ? s->nfns : 1, sizeof(*pp->fn_done));
-	if (ret || !pp->fn_done)
+	counts = ret ? NULL : scaled_counts(s, r->total);
+	if (ret || !pp->fn_done || !counts) {
+		free(counts);
 		return -1;
+	}
 	for (i = 0; i < s->ntraces && pp->err == 0; i++)
-		if (s->traces[i].count > 0)
-			stack_sample(pp, &s->traces[i]);
+		if (counts[i] > 0)
+			stack_sample(pp, &s->traces[i], counts[i]);
+	free(counts);
 	return pp->err;
 }
 

@@ -56,6 +56,32 @@ print_run_line(FILE *out, const struct report *r)
 	fprintf(out, "\n");
 }
 
+/* Shown by name in the header; the JSON report lists them all. */
+#define UNREADABLE_SHOWN 10
+
+/* The members of the run left out: the report is partial. */
+static void
+print_unreadable(FILE *out, const struct run *run)
+{
+	const struct run_unreadable *u;
+	size_t i, shown = run->nunreadable < UNREADABLE_SHOWN
+				  ? run->nunreadable
+				  : UNREADABLE_SHOWN;
+
+	if (run->skipped == 0)
+		return;
+	fprintf(out,
+		"  unreadable: %zu member%s left out, the report is partial\n",
+		run->skipped, run->skipped == 1 ? "" : "s");
+	for (i = 0; i < shown; i++) {
+		u = &run->unreadable[i];
+		fprintf(out, "    %s: %s\n", u->path ? u->path : "?",
+			u->reason ? u->reason : "?");
+	}
+	if (run->skipped > shown)
+		fprintf(out, "    and %zu more\n", run->skipped - shown);
+}
+
 /* First lines: who ran and what went wrong. */
 static void
 print_identity(FILE *out, const struct report *r)
@@ -67,6 +93,7 @@ print_identity(FILE *out, const struct report *r)
 	if (r->nprocs == 1) {
 		print_process_line(out, r->procs[0].p, "profrun: ");
 		report_problems(r->procs[0].p, false, print_problem, &c);
+		print_unreadable(out, r->run);
 		return;
 	}
 	print_run_line(out, r);
@@ -79,6 +106,7 @@ print_identity(FILE *out, const struct report *r)
 		 * counts already: a line each would bury the rest */
 		report_problems(p, p->main + p->outside > 0, print_problem, &c);
 	}
+	print_unreadable(out, r->run);
 }
 
 static const char *

@@ -76,7 +76,8 @@ image_outside(struct merge_outside *mo, const struct image *im,
 
 	for (i = 0; i < n; i++)
 		if ((foreign || profile_same_binary(im->ref, p[i])) &&
-		    merge_outside_add(mo, p[i], foreign))
+		    (merge_outside_add(mo, p[i], foreign) ||
+		     merge_outside_add_stacks(mo, p[i], foreign)))
 			return -1;
 	return 0;
 }
@@ -93,6 +94,7 @@ write_image(const char *dir, const struct image *im,
 			    .n = im->n};
 	struct merge_outside mo = {0};
 	struct member_outside outside;
+	uint8_t *frames = NULL;
 	char *path = run_member_path(dir, (uint32_t)im->ref->hdr.pid);
 	bool is_ref = profile_same_binary(im->ref, ref);
 	int ret = -1;
@@ -101,6 +103,10 @@ write_image(const char *dir, const struct image *im,
 	    (!is_ref || image_outside(&mo, im, foreign, nforeign, true) == 0)) {
 		mo.unmapped += im->unnamed;
 		ret = merge_outside_finish(&mo, &mb.outside, &outside);
+		if (ret == 0)
+			ret = merge_outside_frames(&mo, im->ref->hdr.load_bias,
+						   &frames, &mb.frames_size);
+		mb.frames = frames;
 	}
 	if (ret) {
 		cli_error("%s: out of memory", dir);
@@ -117,6 +123,7 @@ write_image(const char *dir, const struct image *im,
 	mb.hdr.samples_outside = im->outside;
 	ret = member_write(path, &mb);
 	merge_outside_fini(&mo);
+	free(frames);
 	free(path);
 	return ret;
 }

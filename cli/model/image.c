@@ -54,18 +54,38 @@ samples_sum_sorted(struct profile_sample *s, size_t n)
 	return k;
 }
 
+int
+samples_append(struct profile_sample **v, size_t *n, size_t *cap,
+	       size_t *summed, const struct profile_sample *s, size_t ns)
+{
+	struct profile_sample *t;
+	size_t want;
+
+	if (ns == 0)
+		return 0;
+	if (*n - *summed > *summed + 1024) {
+		*n = samples_sum_sorted(*v, *n);
+		*summed = *n;
+	}
+	if (*n + ns > *cap) {
+		want = *n + ns + (*n + ns) / 2;
+		t = realloc(*v, want * sizeof(*t));
+		if (!t)
+			return -1;
+		*v = t;
+		*cap = want;
+	}
+	memcpy(*v + *n, s, ns * sizeof(**v));
+	*n += ns;
+	return 0;
+}
+
 static int
 image_add(struct image *im, const struct profile *p)
 {
-	struct profile_sample *t;
-
-	t = realloc(im->samples, (im->n + p->nsamples + 1) * sizeof(*t));
-	if (!t)
+	if (samples_append(&im->samples, &im->n, &im->cap, &im->summed,
+			   p->samples, p->nsamples))
 		return -1;
-	im->samples = t;
-	if (p->nsamples > 0) /* a member without samples has none */
-		memcpy(t + im->n, p->samples, p->nsamples * sizeof(*t));
-	im->n += p->nsamples;
 	im->main += p->main;
 	im->outside += p->outside;
 	im->members++;

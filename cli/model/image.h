@@ -15,6 +15,8 @@ struct image {
 	const struct profile *ref;	/* its first member */
 	struct profile_sample *samples; /* summed by address, sorted */
 	size_t n;
+	size_t cap, summed; /* while built: room, and the first SUMMED are
+			     * summed and sorted */
 	uint64_t main, outside;
 	uint64_t unnamed; /* of outside: merged by name (merge --force) into
 			   * no function of this binary */
@@ -38,6 +40,14 @@ typedef bool image_same_fn(const struct profile *a, const struct profile *b);
 /* Sort SAMPLES by address and add up counts at equal addresses; returns
  * the new length. */
 size_t samples_sum_sorted(struct profile_sample *s, size_t n);
+
+/* Append the N samples S to the array *V (*N of them, room for *CAP, the
+ * first *SUMMED summed and sorted), adding up equal addresses whenever the
+ * unsummed tail grows past the summed part: the array stays within about
+ * twice the distinct addresses plus N.  Returns 0, or -1 when out of
+ * memory.  samples_sum_sorted(*V, *N) finishes it. */
+int samples_append(struct profile_sample **v, size_t *n, size_t *cap,
+		   size_t *summed, const struct profile_sample *s, size_t ns);
 
 /* Group the N profiles of P by image (SAME tells which belong together),
  * in order of first appearance.  Returns 0, or -1 when out of memory. */

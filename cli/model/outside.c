@@ -23,24 +23,79 @@ loaded_at(const struct profile_module *m, uint32_t gen)
 	       (m->gen_unloaded == 0 || gen < m->gen_unloaded);
 }
 
+/* Of the records covering a PC, in the file's order: the best so far by
+ * outside_module's rules.  FIRST is the first loaded at GEN. */
+struct pick {
+	const struct profile_module *first, *later, *last;
+	size_t first_i, last_i;
+};
+
+static void
+consider(struct pick *k, const struct profile_module *m, size_t i, uint32_t gen)
+{
+	if (loaded_at(m, gen)) {
+		if (!k->first || i < k->first_i) {
+			k->first = m;
+			k->first_i = i;
+		}
+		return;
+	}
+	if (m->gen_loaded > gen &&
+	    (!k->later || m->gen_loaded < k->later->gen_loaded ||
+	     (m->gen_loaded == k->later->gen_loaded && m < k->later)))
+		k->later = m;
+	if (!k->last || i > k->last_i) {
+		k->last = m;
+		k->last_i = i;
+	}
+}
+
+static const struct profile_module *
+picked(const struct pick *k)
+{
+	if (k->first)
+		return k->first;
+	return k->later ? k->later : k->last;
+}
+
+/* Without the reader's index (profiles made up elsewhere): every record. */
+static const struct profile_module *
+scan_modules(const struct profile *p, uint64_t pc, uint32_t gen)
+{
+	struct pick k = {0};
+	size_t i;
+
+	for (i = 0; i < p->nmodules; i++)
+		if (pc >= p->modules[i].start && pc < p->modules[i].end)
+			consider(&k, &p->modules[i], i, gen);
+	return picked(&k);
+}
+
+/* With it: binary search for the last record starting at or below PC,
+ * then back while an earlier record may still reach PC. */
 const struct profile_module *
 outside_module(const struct profile *p, uint64_t pc, uint32_t gen)
 {
-	const struct profile_module *m, *later = NULL, *last = NULL;
-	size_t i;
+	const struct profile_module *m;
+	struct pick k = {0};
+	size_t lo = 0, hi = p->nmodules, mid;
 
-	for (i = 0; i < p->nmodules; i++) {
-		m = &p->modules[i];
-		if (pc < m->start || pc >= m->end)
-			continue;
-		if (loaded_at(m, gen))
-			return m;
-		if (m->gen_loaded > gen &&
-		    (!later || m->gen_loaded < later->gen_loaded))
-			later = m;
-		last = m;
+	if (!p->mod_by_start)
+		return scan_modules(p, pc, gen);
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (p->modules[p->mod_by_start[mid]].start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return later ? later : last;
+	while (lo > 0 && p->mod_max_end[lo - 1] > pc) {
+		lo--;
+		m = &p->modules[p->mod_by_start[lo]];
+		if (pc < m->end)
+			consider(&k, m, p->mod_by_start[lo], gen);
+	}
+	return picked(&k);
 }
 
 struct sym_object
@@ -90,10 +145,10 @@ lib_find(struct lib_set *set, const struct sym_object *o,
 static int
 lib_add(struct lib *l, uint64_t addr, uint64_t count)
 {
-	if (ARRAY_GROW(l->samples, l->cap, l->n, 64))
+	struct profile_sample s = {addr, count};
+
+	if (samples_append(&l->samples, &l->n, &l->cap, &l->summed, &s, 1))
 		return -1;
-	l->samples[l->n].addr = addr;
-	l->samples[l->n++].count = count;
 	l->total += count;
 	return 0;
 }

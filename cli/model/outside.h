@@ -22,7 +22,7 @@ struct lib {
 	uint32_t kind;		   /* enum profrun_module_kind */
 	uint64_t start, end, bias; /* as the first process had it loaded */
 	struct profile_sample *samples;
-	size_t n, cap;
+	size_t n, cap, summed; /* as samples_append keeps them */
 	uint64_t total;
 };
 

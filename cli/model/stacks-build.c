@@ -13,6 +13,7 @@
 
 #include "array.h"
 #include "outside.h"
+#include "u64map.h"
 #include "report.h"
 #include "unwind.h"
 
@@ -34,14 +35,13 @@ struct builder {
 	const struct profile *p;
 	struct unwinder *u;
 	struct strmap addrs;  /* "object\1addr" -> struct addr_frames */
+	struct u64map pcs_seen; /* this process's PC | gen << 48 -> the same */
 	struct strmap fns;    /* "module\1name" -> index + 1 */
-	struct strmap traces; /* the addresses' ids -> trace index + 1 */
+	struct u64map traces; /* hash of a trace's addresses -> index + 1 */
 	size_t fns_cap, frames_cap, traces_cap;
 	uint32_t next_id;
 	uint64_t pcs[MAX_PCS];
 	struct stack_frame buf[MAX_FRAMES];
-	char *key; /* a trace's key, being built */
-	size_t key_cap;
 	int failed; /* out of memory */
 };
 
@@ -111,8 +111,35 @@ locate(struct builder *b, uint64_t pc, uint32_t gen, struct sym_object *o,
 }
 
 /* The named frames at run-time PC (a leaf when LEAF). */
+static const struct addr_frames *name_frames(struct builder *b, uint64_t pc,
+					      uint32_t gen);
+
+/* The named frames at run-time PC of B's process in generation GEN: by
+ * the PC first (most stacks repeat most of their frames), else by object
+ * and address (a binary shared by several processes is named once). */
 static const struct addr_frames *
 frames_at(struct builder *b, uint64_t pc, uint32_t gen)
+{
+	uint64_t key = (pc & PROFRUN_PC_MASK) |
+		       (uint64_t)(gen < PROFRUN_GEN_MAX ? gen : PROFRUN_GEN_MAX)
+			       << PROFRUN_PC_BITS;
+	size_t *v = u64map_get(&b->pcs_seen, key);
+	const struct addr_frames *af;
+
+	if (v == NULL)
+		return NULL;
+	if (*v != 0 && pc <= PROFRUN_PC_MASK)
+		return (const struct addr_frames *)*v;
+	af = name_frames(b, pc, gen);
+	if (af != NULL && pc <= PROFRUN_PC_MASK) {
+		/* name_frames did not touch b->pcs_seen: V is still its slot */
+		*v = (size_t)(uintptr_t)af;
+	}
+	return af;
+}
+
+static const struct addr_frames *
+name_frames(struct builder *b, uint64_t pc, uint32_t gen)
 {
 	struct sym_frame lv[MAX_LEVELS];
 	struct sym_object o;
@@ -189,25 +216,34 @@ is_thread_start(const char *sym)
 	return false;
 }
 
-/* Append "ID," to the key being built. */
-static int
-key_add(struct builder *b, size_t *len, uint32_t id)
+/* Whether trace T holds the N frames at BUF. */
+static bool
+same_trace(const struct report_stacks *s, const struct stack_trace *t,
+	   const struct stack_frame *buf, size_t n, uint32_t flags)
 {
-	char tmp[16];
-	int n = snprintf(tmp, sizeof(tmp), "%x,", id);
+	if (t->n != n || t->flags != flags)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		const struct stack_frame *f = &s->frames[t->first + i];
 
-	if (*len + (size_t)n + 1 > b->key_cap) {
-		size_t cap = b->key_cap ? b->key_cap * 2 : 1024;
-		char *k = realloc(b->key, cap);
-
-		if (k == NULL)
-			return -1;
-		b->key = k;
-		b->key_cap = cap;
+		if (f->fn != buf[i].fn || f->addr != buf[i].addr ||
+		    f->inlined != buf[i].inlined)
+			return false;
 	}
-	memcpy(b->key + *len, tmp, (size_t)n + 1);
-	*len += (size_t)n;
-	return 0;
+	return true;
+}
+
+/* FNV-1a of the addresses' ids and the flags of a trace. */
+static uint64_t
+trace_hash(const uint32_t *ids, size_t n, uint32_t flags)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ flags;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= ids[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
 }
 
 /* Add the trace of the N frames in B->buf with COUNT samples. */
@@ -216,24 +252,26 @@ add_trace(struct builder *b, size_t n, uint32_t flags, uint64_t count,
 	  const uint32_t *ids, size_t nids)
 {
 	struct report_stacks *s = b->s;
-	struct strmap_slot *slot;
 	struct stack_trace *t;
-	size_t len = 0;
+	size_t *v;
 
-	for (size_t i = 0; i < nids; i++)
-		if (key_add(b, &len, ids[i]))
+	/* equal hashes of different traces take the next keys */
+	for (uint64_t key = trace_hash(ids, nids, flags);; key++) {
+		v = u64map_get(&b->traces, key);
+		if (v == NULL)
 			return -1;
-	if (key_add(b, &len, flags))
-		return -1;
-	slot = strmap_get(&b->traces, b->key ? b->key : "");
-	if (slot == NULL)
-		return -1;
-	if (slot->value != NULL) {
-		s->traces[(uintptr_t)slot->value - 1].count += count;
-		return 0;
+		if (*v == 0)
+			break;
+		if (same_trace(s, &s->traces[*v - 1], b->buf, n, flags)) {
+			s->traces[*v - 1].count += count;
+			return 0;
+		}
 	}
-	if (ARRAY_GROW(s->traces, b->traces_cap, s->ntraces, 256))
+	*v = s->ntraces + 1; /* set before the arrays grow: no map call */
+	if (ARRAY_GROW(s->traces, b->traces_cap, s->ntraces, 256)) {
+		*v = 0;
 		return -1;
+	}
 	while (s->nframes + n > b->frames_cap) {
 		size_t cap = b->frames_cap ? b->frames_cap * 2 : 4096;
 		struct stack_frame *f =
@@ -245,13 +283,12 @@ add_trace(struct builder *b, size_t n, uint32_t flags, uint64_t count,
 		b->frames_cap = cap;
 	}
 	memcpy(s->frames + s->nframes, b->buf, n * sizeof(*b->buf));
-	t = &s->traces[s->ntraces];
+	t = &s->traces[s->ntraces++];
 	t->first = (uint32_t)s->nframes;
 	t->n = (uint32_t)n;
 	t->flags = flags;
 	t->count = count;
 	s->nframes += n;
-	slot->value = (void *)(uintptr_t)(++s->ntraces);
 	return 0;
 }
 
@@ -433,6 +470,7 @@ report_stacks_build(struct report *r, struct symbolizer *sz)
 			if (p->frames.stack_max > r->stacks.stack_size)
 				r->stacks.stack_size = p->frames.stack_max;
 			b->p = p;
+			u64map_fini(&b->pcs_seen);
 			ret = profile_frames_each(p, add_unwound, b);
 			continue;
 		}
@@ -443,6 +481,7 @@ report_stacks_build(struct report *r, struct symbolizer *sz)
 		if (p->stacks.stack_max > r->stacks.stack_size)
 			r->stacks.stack_size = p->stacks.stack_max;
 		b->p = p;
+		u64map_fini(&b->pcs_seen); /* PCs are this process's */
 		b->u = unwinder_new(p);
 		if (b->u == NULL) {
 			ret = -1;
@@ -459,8 +498,8 @@ report_stacks_build(struct report *r, struct symbolizer *sz)
 	}
 	strmap_fini(&b->addrs, free_addr_frames);
 	strmap_fini(&b->fns, NULL);
-	strmap_fini(&b->traces, NULL);
-	free(b->key);
+	u64map_fini(&b->traces);
+	u64map_fini(&b->pcs_seen);
 	free(b);
 	if (ret == 0 && r->stacks.ntraces > 0)
 		qsort(r->stacks.traces, r->stacks.ntraces,

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "hex.h"
+#include "intern.h"
 #include "profile.h"
 
 #define MAX_PC_SLOTS	 (1u << 20)
@@ -78,22 +79,37 @@ cmp_pc(const void *a, const void *b)
 	return (x->gen > y->gen) - (x->gen < y->gen);
 }
 
-/* The used slots of the PC table, sorted by PC; *SUM gets their total. */
+static struct profrun_pc
+pc_slot(const uint8_t *buf, const struct profrun_header *h, uint32_t i)
+{
+	struct profrun_pc slot;
+
+	memcpy(&slot, buf + h->pcs_off + (uint64_t)i * sizeof(slot),
+	       sizeof(slot));
+	return slot;
+}
+
+/* The used slots of the PC table, sorted by PC; *SUM gets their total.
+ * Only the used slots are kept: a table of 16384 slots with three PCs
+ * costs three. */
 static int
 read_pcs(const uint8_t *buf, struct profile *p, uint64_t *sum, char *err,
 	 size_t errlen)
 {
 	const struct profrun_header *h = &p->hdr;
 	struct profrun_pc slot;
-	uint32_t i;
+	uint32_t i, used = 0;
 
 	*sum = 0;
-	p->pcs = calloc(h->pc_slots ? h->pc_slots : 1, sizeof(*p->pcs));
+	for (i = 0; i < h->pc_slots; i++)
+		used += pc_slot(buf, h, i).key != 0;
+	if (used == 0)
+		return 0;
+	p->pcs = calloc(used, sizeof(*p->pcs));
 	if (!p->pcs)
 		return profile_fail(err, errlen, "out of memory");
 	for (i = 0; i < h->pc_slots; i++) {
-		memcpy(&slot, buf + h->pcs_off + (uint64_t)i * sizeof(slot),
-		       sizeof(slot));
+		slot = pc_slot(buf, h, i);
 		if (slot.key == 0)
 			continue;
 		if ((slot.key & PROFRUN_PC_MASK) == 0 ||
@@ -112,42 +128,27 @@ read_pcs(const uint8_t *buf, struct profile *p, uint64_t *sum, char *err,
 	return 0;
 }
 
-/* The path of record I at file offset OFF: inside the module strings and
- * NUL-terminated there. */
-static int
-module_path(const uint8_t *buf, const struct profrun_header *h, uint32_t i,
-	    uint32_t off, char **out, char *err, size_t errlen)
+static struct profrun_module
+module_rec(const uint8_t *buf, const struct profrun_header *h, uint32_t i)
 {
-	uint64_t end = h->modstr_off + h->modstr_size;
+	struct profrun_module rec;
 
-	if (off < h->modstr_off || off >= end)
-		return profile_fail(
-			err, errlen,
-			"module %u: path at %u outside the module strings", i,
-			off);
-	if (!memchr(buf + off, '\0', end - off))
-		return profile_fail(err, errlen,
-				    "module %u: path not terminated", i);
-	*out = strdup((const char *)buf + off);
-	return *out ? 0 : profile_fail(err, errlen, "out of memory");
+	memcpy(&rec, buf + h->modules_off + (uint64_t)i * sizeof(rec),
+	       sizeof(rec));
+	return rec;
 }
 
 static int
 read_module(const uint8_t *buf, struct profile *p, uint32_t i, char *err,
 	    size_t errlen)
 {
-	const struct profrun_header *h = &p->hdr;
-	struct profile_module *m = &p->modules[p->nmodules];
-	struct profrun_module rec;
+	struct profile_module *m = &p->modules[i];
+	struct profrun_module rec = module_rec(buf, &p->hdr, i);
 
-	memcpy(&rec, buf + h->modules_off + (uint64_t)i * sizeof(rec),
-	       sizeof(rec));
 	if (rec.start >= rec.end || rec.kind > PROFRUN_MODULE_VDSO ||
 	    rec.build_id_len > PROFRUN_BUILD_ID_MAX ||
 	    (rec.gen_unloaded != 0 && rec.gen_unloaded < rec.gen_loaded))
 		return profile_fail(err, errlen, "module record %u is bad", i);
-	if (module_path(buf, h, i, rec.path_off, &m->path, err, errlen))
-		return -1;
 	hex_format(m->build_id, rec.build_id, rec.build_id_len);
 	m->start = rec.start;
 	m->end = rec.end;
@@ -155,7 +156,77 @@ read_module(const uint8_t *buf, struct profile *p, uint32_t i, char *err,
 	m->kind = rec.kind;
 	m->gen_loaded = rec.gen_loaded;
 	m->gen_unloaded = rec.gen_unloaded;
-	p->nmodules++;
+	return 0;
+}
+
+/* Record index and path offset, to visit the paths in file order. */
+struct path_ref {
+	uint32_t off, index;
+};
+
+static int
+cmp_path_ref(const void *a, const void *b)
+{
+	const struct path_ref *x = a, *y = b;
+
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+/* The path of record R->index at file offset R->off: inside the module
+ * strings, NUL-terminated there, and not inside the path before it (at
+ * *END, which gets this one's end): records may share a path, never
+ * overlap one, so reading the paths costs at most the string area.
+ * Interned: one copy however many records and members name it. */
+static int
+module_path(const uint8_t *buf, const struct profrun_header *h,
+	    const struct path_ref *r, uint64_t *end, const char **out,
+	    char *err, size_t errlen)
+{
+	uint64_t area_end = h->modstr_off + h->modstr_size;
+	const uint8_t *nul;
+
+	if (r->off < h->modstr_off || r->off >= area_end)
+		return profile_fail(
+			err, errlen,
+			"module %u: path at %u outside the module strings",
+			r->index, r->off);
+	if (r->off < *end)
+		return profile_fail(err, errlen,
+				    "module %u: path at %u inside another's",
+				    r->index, r->off);
+	nul = memchr(buf + r->off, '\0', area_end - r->off);
+	if (!nul)
+		return profile_fail(err, errlen,
+				    "module %u: path not terminated", r->index);
+	*end = (uint64_t)(nul - buf) + 1;
+	*out = intern(buf + r->off, (size_t)(nul - (buf + r->off)));
+	return *out ? 0 : profile_fail(err, errlen, "out of memory");
+}
+
+static int
+read_paths(const uint8_t *buf, struct profile *p, struct path_ref *refs,
+	   char *err, size_t errlen)
+{
+	const struct profrun_header *h = &p->hdr;
+	uint32_t i, n = h->module_count;
+	uint64_t end = 0;
+
+	for (i = 0; i < n; i++) {
+		refs[i].off = module_rec(buf, h, i).path_off;
+		refs[i].index = i;
+	}
+	qsort(refs, n, sizeof(*refs), cmp_path_ref);
+	for (i = 0; i < n; i++) {
+		const char **path = &p->modules[refs[i].index].path;
+
+		if (i > 0 && refs[i].off == refs[i - 1].off)
+			*path = intern_hold(p->modules[refs[i - 1].index].path);
+		else if (module_path(buf, h, &refs[i], &end, path, err, errlen))
+			return -1;
+	}
+	p->nmodules = n;
 	return 0;
 }
 
@@ -163,25 +234,77 @@ static int
 read_modules(const uint8_t *buf, struct profile *p, char *err, size_t errlen)
 {
 	uint32_t i, n = p->hdr.module_count;
+	struct path_ref *refs;
+	int ret;
 
-	p->modules = calloc(n ? n : 1, sizeof(*p->modules));
-	if (!p->modules)
+	if (n == 0)
+		return 0;
+	p->modules = calloc(n, sizeof(*p->modules));
+	refs = calloc(n, sizeof(*refs));
+	if (!p->modules || !refs) {
+		free(refs);
+		return profile_fail(err, errlen, "out of memory");
+	}
+	for (i = 0; i < n; i++)
+		if (read_module(buf, p, i, err, errlen)) {
+			free(refs);
+			return -1;
+		}
+	ret = read_paths(buf, p, refs, err, errlen);
+	if (ret) /* the paths read so far, in no order: profile_fini
+		  * frees only nmodules of them */
+		for (i = 0; i < n; i++)
+			intern_release(p->modules[i].path);
+	free(refs);
+	return ret;
+}
+
+static const struct profile_module *sort_modules;
+
+static int
+cmp_mod_start(const void *a, const void *b)
+{
+	const uint32_t *x = a, *y = b;
+	uint64_t s = sort_modules[*x].start, t = sort_modules[*y].start;
+
+	if (s != t)
+		return s < t ? -1 : 1;
+	return (*x > *y) - (*x < *y);
+}
+
+int
+profile_index_modules(struct profile *p, char *err, size_t errlen)
+{
+	size_t i, n = p->nmodules;
+	uint64_t end = 0;
+
+	if (n == 0)
+		return 0;
+	p->mod_by_start = calloc(n, sizeof(*p->mod_by_start));
+	p->mod_max_end = calloc(n, sizeof(*p->mod_max_end));
+	if (!p->mod_by_start || !p->mod_max_end)
 		return profile_fail(err, errlen, "out of memory");
 	for (i = 0; i < n; i++)
-		if (read_module(buf, p, i, err, errlen))
-			return -1;
+		p->mod_by_start[i] = (uint32_t)i;
+	sort_modules = p->modules;
+	qsort(p->mod_by_start, n, sizeof(*p->mod_by_start), cmp_mod_start);
+	for (i = 0; i < n; i++) {
+		if (p->modules[p->mod_by_start[i]].end > end)
+			end = p->modules[p->mod_by_start[i]].end;
+		p->mod_max_end[i] = end;
+	}
 	return 0;
 }
 
+/* The vdso image, interned: every process of a boot has the same. */
 static int
 read_vdso(const uint8_t *buf, struct profile *p, char *err, size_t errlen)
 {
 	if (p->hdr.vdso_size == 0)
 		return 0;
-	p->vdso = malloc(p->hdr.vdso_size);
+	p->vdso = intern(buf + p->hdr.vdso_off, p->hdr.vdso_size);
 	if (!p->vdso)
 		return profile_fail(err, errlen, "out of memory");
-	memcpy(p->vdso, buf + p->hdr.vdso_off, p->hdr.vdso_size);
 	p->vdso_size = p->hdr.vdso_size;
 	return 0;
 }
@@ -195,7 +318,9 @@ profile_parse_outside(const uint8_t *buf, struct profile *p, char *err,
 
 	if (check_sizes(h, err, errlen) ||
 	    read_pcs(buf, p, &sum, err, errlen) ||
-	    read_modules(buf, p, err, errlen) || read_vdso(buf, p, err, errlen))
+	    read_modules(buf, p, err, errlen) ||
+	    profile_index_modules(p, err, errlen) ||
+	    read_vdso(buf, p, err, errlen))
 		return -1;
 	p->has_pcs = h->pc_slots > 0;
 	p->pcs_lost = h->pcs_lost;

@@ -52,7 +52,10 @@ check_head(struct profile *p, const struct profrun_stacks *h, uint64_t size,
 	    h->failed > h->offered)
 		return profile_fail(err, errlen, "implausible stack counts");
 	a->slot_size = h->slot_size;
-	a->slot_count = h->slot_count;
+	/* slot i is first written by offered sample i: the slots past the
+	 * samples offered were never written */
+	a->slot_count = h->offered < h->slot_count ? (uint32_t)h->offered
+						   : h->slot_count;
 	a->stack_max = h->stack_max;
 	a->offered = h->offered;
 	a->dropped = h->dropped;

@@ -49,6 +49,7 @@ profile_parse_threads(const uint8_t *buf, struct profile *p, char *err,
 {
 	const struct profrun_header *h = &p->hdr;
 	struct profrun_thread s;
+	struct profile_thread *t;
 	size_t n = 0;
 
 	if (h->thread_slots == 0)
@@ -76,6 +77,10 @@ profile_parse_threads(const uint8_t *buf, struct profile *p, char *err,
 	}
 	p->nthreads = n;
 	p->has_threads = true;
+	/* keep the records, not the slots */
+	t = realloc(p->threads, (n ? n : 1) * sizeof(*t));
+	if (t)
+		p->threads = t;
 	return 0;
 }
 

@@ -7,8 +7,9 @@
  * where its samples outside the main executable fell, a PC table (slots
  * found as the shim finds them, any probe length), the module records,
  * their paths and the vdso image; and, when some of its CPU time was
- * paused, a pause record with no per-thread part, listed in a region list
- * of that one entry (the fixed fields say where everything else is).
+ * paused or it has call stacks (already unwound), a region list naming
+ * its pause record (with no per-thread part) and the stacks, which follow
+ * it (the fixed fields say where everything else is).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -97,6 +98,28 @@ layout_outside(struct profrun_header *h, const struct member_outside *o)
 	h->file_size = end;
 }
 
+/* The region list after the other regions, then the pause record, then
+ * the stacks. */
+static void
+layout_listed(struct member *m)
+{
+	struct profrun_header *h = &m->hdr;
+	uint64_t end;
+
+	h->regions_off = ALIGN(h->file_size, 64);
+	h->region_count = (m->paused_ns != 0) + (m->frames != NULL);
+	end = h->regions_off + h->region_count * sizeof(struct profrun_region);
+	if (m->paused_ns) {
+		m->pause_off = end;
+		end += sizeof(struct profrun_pause);
+	}
+	if (m->frames) {
+		m->frames_off = ALIGN(end, 64);
+		end = m->frames_off + m->frames_size;
+	}
+	h->file_size = end;
+}
+
 static void
 layout(struct member *m)
 {
@@ -127,26 +150,29 @@ layout(struct member *m)
 	clear_outside(h);
 	if (m->outside)
 		layout_outside(h, m->outside);
-	if (m->paused_ns) {
-		h->regions_off = ALIGN(h->file_size, 64);
-		h->region_count = 1;
-		h->file_size = h->regions_off + sizeof(struct profrun_region) +
-			       sizeof(struct profrun_pause);
-	}
+	if (m->paused_ns || m->frames)
+		layout_listed(m);
 }
 
-/* The pause record after its one-entry region list. */
+/* The region list and the records it names. */
 static void
-fill_pause(uint8_t *buf, const struct member *m)
+fill_listed(uint8_t *buf, const struct member *m)
 {
-	const struct profrun_header *h = &m->hdr;
-	struct profrun_region r = {PROFRUN_REGION_PAUSE, 1, 0,
-				   h->regions_off + sizeof(r),
-				   sizeof(struct profrun_pause)};
+	struct profrun_region r[2];
 	struct profrun_pause z = {.paused_cpu_ns = m->paused_ns, .pauses = 1};
+	uint32_t n = 0;
 
-	memcpy(buf + h->regions_off, &r, sizeof(r));
-	memcpy(buf + r.off, &z, sizeof(z));
+	if (m->paused_ns) {
+		r[n++] = (struct profrun_region){PROFRUN_REGION_PAUSE, 1, 0,
+						 m->pause_off, sizeof(z)};
+		memcpy(buf + m->pause_off, &z, sizeof(z));
+	}
+	if (m->frames) {
+		r[n++] = (struct profrun_region){PROFRUN_REGION_FRAMES, 1, 0,
+						 m->frames_off, m->frames_size};
+		memcpy(buf + m->frames_off, m->frames, m->frames_size);
+	}
+	memcpy(buf + m->hdr.regions_off, r, n * sizeof(r[0]));
 }
 
 /* Put the PCs of O in their slots (found as the shim finds them); what
@@ -223,8 +249,8 @@ fill(uint8_t *buf, struct member *m)
 		fill_pcs(buf, &m->hdr, m->outside);
 		fill_modules(buf, h, m->outside);
 	}
-	if (m->paused_ns)
-		fill_pause(buf, m);
+	if (m->paused_ns || m->frames)
+		fill_listed(buf, m);
 	memcpy(buf, h, sizeof(*h));
 	strcpy((char *)buf + h->exe_off, m->exe);
 	if (m->note)

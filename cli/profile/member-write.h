@@ -36,8 +36,14 @@ struct member {
 	const struct profile_sample *samples; /* sorted, inside the text */
 	size_t n;
 	const struct member_outside *outside; /* NULL: a count only */
-	uint64_t paused_ns; /* CPU time while sampling was paused: kept in a
-			     * pause record (through a region list) */
+	/* call stacks already unwound: a struct profrun_frames and its
+	 * records (region kind PROFRUN_REGION_FRAMES); NULL = none */
+	const uint8_t *frames;
+	size_t frames_size;
+	uint64_t frames_off; /* set by the writer */
+	uint64_t paused_ns;  /* CPU time while sampling was paused: kept in a
+			     * pause record (through the region list) */
+	uint64_t pause_off;  /* set by the writer */
 };
 
 /* Write M to the new file PATH (never replacing one).  Counts above 65535

@@ -11,12 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "array.h"
 #include "cli.h"
 #include "hex.h"
+#include "intern.h"
 #include "profile.h"
 
 int
@@ -294,6 +296,24 @@ add_sample(struct profile *p, size_t *cap, uint64_t index, uint64_t count)
 	return 0;
 }
 
+/* No more room than the samples need: a member keeps what it holds. */
+static int
+shrink_samples(struct profile *p, char *err, size_t errlen)
+{
+	struct profile_sample *t;
+
+	if (p->nsamples == 0) {
+		free(p->samples);
+		p->samples = NULL;
+		return 0;
+	}
+	t = realloc(p->samples, p->nsamples * sizeof(*t));
+	if (!t)
+		return profile_fail(err, errlen, "out of memory");
+	p->samples = t;
+	return 0;
+}
+
 /* Exact count of every bucket: hist[i] + 65536 * wraps(i). */
 static int
 read_counts(const uint8_t *buf, struct profile *p, const struct wrap_entry *w,
@@ -322,7 +342,7 @@ read_counts(const uint8_t *buf, struct profile *p, const struct wrap_entry *w,
 		if (add_sample(p, &cap, i, count))
 			return profile_fail(err, errlen, "out of memory");
 	}
-	return 0;
+	return shrink_samples(p, err, errlen);
 }
 
 /* profile_parse of a member of SIZE bytes of which the first AVAIL are in
@@ -396,6 +416,26 @@ read_all(int fd, uint8_t *buf, size_t size)
 	return 0;
 }
 
+/* The buffer a member is read into, mapped apart from the heap: it is
+ * freed after parsing, and in the heap the little each member keeps would
+ * land in the hole it leaves, so that every member's buffer took fresh
+ * memory (20,000 members grew the heap by gigabytes). */
+static uint8_t *
+image_alloc(size_t size)
+{
+	void *p = mmap(NULL, size ? size : 1, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void
+image_free(uint8_t *buf, size_t size)
+{
+	if (buf)
+		munmap(buf, size ? size : 1);
+}
+
 /* The end of the last region the header or the region list of the file
  * FD (header H, checked) places; the list's entries are checked later. */
 static uint64_t
@@ -446,12 +486,12 @@ read_checked(int fd, uint64_t size, uint8_t **out, size_t *avail, char *err,
 		return profile_fail(err, errlen,
 				    "too large for a profile (%llu bytes)",
 				    (unsigned long long)size);
-	buf = malloc(size);
+	buf = image_alloc(size);
 	if (!buf)
 		return profile_fail(err, errlen, "out of memory");
 	*avail = (size_t)size;
 	if (read_all(fd, buf, size)) {
-		free(buf);
+		image_free(buf, size);
 		return profile_fail(err, errlen, "read error: %s",
 				    errno ? strerror(errno) : "file shrank");
 	}
@@ -490,7 +530,7 @@ profile_read(const char *path, struct profile *p, char *err, size_t errlen)
 		}
 	}
 	close(fd);
-	free(buf);
+	image_free(buf, avail);
 	if (ret == 0) {
 		p->path = strdup(path);
 		if (!p->path) {
@@ -509,10 +549,12 @@ profile_fini(struct profile *p)
 	free(p->note);
 	free(p->samples);
 	for (size_t i = 0; i < p->nmodules; i++)
-		free(p->modules[i].path);
+		intern_release(p->modules[i].path);
 	free(p->modules);
+	free(p->mod_by_start);
+	free(p->mod_max_end);
 	free(p->pcs);
-	free(p->vdso);
+	intern_release(p->vdso);
 	free(p->threads);
 	free(p->stacks.mem);
 	free(p->frames.mem);

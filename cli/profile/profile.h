@@ -27,7 +27,7 @@ struct profile_sample {
 
 /* One object loaded in the process (struct profrun_module). */
 struct profile_module {
-	char *path; /* "linux-vdso.so.1" for the vdso */
+	const char *path; /* "linux-vdso.so.1" for the vdso; interned */
 	char build_id[2 * PROFRUN_BUILD_ID_MAX + 1]; /* hex, "" when none */
 	uint64_t start, end; /* runtime executable range */
 	uint64_t bias;	     /* runtime - link-time */
@@ -101,15 +101,20 @@ struct profile {
 
 	/* where the outside samples fell (all empty in older files) */
 	bool has_pcs;		/* the file has a PC table */
-	struct profile_pc *pcs; /* by PC */
+	struct profile_pc *pcs; /* by PC (NULL when none) */
 	size_t npcs;
 	struct profile_module *modules; /* in the file's order */
 	size_t nmodules;
+	/* the modules by start address (indices into modules), and the
+	 * highest end among the first i of them: outside_module's search
+	 * (NULL in profiles not read by the reader: it scans) */
+	uint32_t *mod_by_start;
+	uint64_t *mod_max_end;
 	uint64_t pcs_lost;	 /* not in the table: it was full */
 	uint64_t pcs_unmapped;	 /* not in the table: no usable PC */
 	uint64_t pcs_unrecorded; /* outside, but in no count above (files
 				  * without a table; samples in flight) */
-	uint8_t *vdso;		 /* copy of the vdso's image, or NULL */
+	const uint8_t *vdso;	 /* the vdso's image (interned), or NULL */
 	uint32_t vdso_size;
 
 	/* the threads (none in files of writers with one process timer) */
@@ -152,6 +157,10 @@ void profile_fini(struct profile *p);
  * 0, or -1 with a reason in ERR.  (member-outside.c) */
 int profile_parse_outside(const uint8_t *buf, struct profile *p, char *err,
 			  size_t errlen);
+
+/* Build P's mod_by_start and mod_max_end from its modules (the reader
+ * does).  Returns 0, or -1 with a reason in ERR.  (member-outside.c) */
+int profile_index_modules(struct profile *p, char *err, size_t errlen);
 
 /* The regions the outside tables occupy in the file, for the overlap
  * checks: fills up to 4 (what, offset, size) and returns how many. */

@@ -97,6 +97,21 @@ join_path(const char *dir, const char *name)
 	return s;
 }
 
+/* Keep the name and reason of a member that could not be read; when there
+ * is no memory for them, the count still says it (run->skipped). */
+static void
+note_unreadable(struct run *run, const char *path, const char *reason)
+{
+	struct run_unreadable *u;
+
+	run->skipped++;
+	if (!run->unreadable)
+		return;
+	u = &run->unreadable[run->nunreadable++];
+	u->path = strdup(path);
+	u->reason = strdup(reason);
+}
+
 static void
 load_member(struct run *run, const char *name, uint64_t seq)
 {
@@ -110,7 +125,8 @@ load_member(struct run *run, const char *name, uint64_t seq)
 	} else {
 		cli_warn("%s: %s (skipped)", path ? path : name,
 			 path ? err : "out of memory");
-		run->skipped++;
+		note_unreadable(run, path ? path : name,
+				path ? err : "out of memory");
 	}
 	free(path);
 }
@@ -142,6 +158,9 @@ load_dir(struct run *run)
 		return -1;
 	}
 	run->members = calloc(n, sizeof(*run->members));
+	/* taken before the members, so that running out of memory reading
+	 * them still leaves room to say which */
+	run->unreadable = calloc(n, sizeof(*run->unreadable));
 	for (i = 0; run->members && i < n; i++)
 		load_member(run, refs[i].name, refs[i].seq);
 	free_refs(refs, n);
@@ -207,6 +226,11 @@ run_fini(struct run *run)
 
 	for (i = 0; i < run->n; i++)
 		profile_fini(&run->members[i]);
+	for (i = 0; i < run->nunreadable; i++) {
+		free(run->unreadable[i].path);
+		free(run->unreadable[i].reason);
+	}
+	free(run->unreadable);
 	free(run->members);
 	free(run->path);
 	memset(run, 0, sizeof(*run));
@@ -233,22 +257,36 @@ join_paths(char *const *paths, size_t n)
 	return s;
 }
 
-/* Move the members of FROM to the end of TO; FROM keeps only its path. */
+/* Move the members of FROM, and its list of unreadable ones, to the end
+ * of TO's; FROM keeps only its path. */
 static int
 take_members(struct run *to, struct run *from)
 {
 	struct profile *m;
+	struct run_unreadable *u;
+	size_t nu = to->nunreadable + from->nunreadable;
 
 	m = realloc(to->members, (to->n + from->n) * sizeof(*m));
 	if (!m)
 		return -1;
-	memcpy(m + to->n, from->members, from->n * sizeof(*m));
 	to->members = m;
+	u = realloc(to->unreadable, (nu ? nu : 1) * sizeof(*u));
+	if (!u)
+		return -1;
+	to->unreadable = u;
+	memcpy(m + to->n, from->members, from->n * sizeof(*m));
+	if (from->nunreadable > 0)
+		memcpy(u + to->nunreadable, from->unreadable,
+		       from->nunreadable * sizeof(*u));
 	to->n += from->n;
+	to->nunreadable = nu;
 	to->skipped += from->skipped;
 	free(from->members);
+	free(from->unreadable);
 	from->members = NULL;
+	from->unreadable = NULL;
 	from->n = 0;
+	from->nunreadable = 0;
 	return 0;
 }
 

@@ -9,17 +9,28 @@
 
 #include "profile.h"
 
-/* A run: the members that could be read. */
+/* A member of a run directory that could not be read: damaged, or out of
+ * memory reading it.  PATH or REASON is NULL when there was no memory left
+ * to keep it. */
+struct run_unreadable {
+	char *path;
+	char *reason;
+};
+
+/* A run: the members that could be read, and those that could not. */
 struct run {
 	char *path;
 	bool is_dir;
 	struct profile *members; /* in run order: start time, pid, seq */
 	size_t n;
-	size_t skipped; /* damaged members left out (each was warned about) */
+	size_t skipped; /* members left out (each was warned about) */
+	struct run_unreadable *unreadable; /* the first nunreadable of them */
+	size_t nunreadable;
 };
 
-/* Load PATH, a run directory or a single member file.  Damaged members of
- * a directory are warned about and skipped.  Returns 0, or -1 after
+/* Load PATH, a run directory or a single member file.  Members of a
+ * directory that cannot be read are warned about, left out and listed in
+ * RUN->unreadable (a report of the rest is partial).  Returns 0, or -1 after
  * printing one error line. */
 int run_load(const char *path, struct run *run);
 

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "intern.h"
 #include "plt.h"
 
 #define MAX_SLOTS (1u << 20) /* relocations and entries kept, at most */
@@ -23,7 +24,8 @@
 /* A GOT slot and the function its relocation names. */
 struct slot {
 	uint64_t got;
-	const char *name; /* owned by libelf */
+	const char *name;     /* owned by libelf */
+	const char *plt_name; /* "NAME@plt", interned when first used */
 };
 
 struct entries {
@@ -106,28 +108,42 @@ collect_slots(Elf *elf, struct slot **v, size_t *n)
 	return 0;
 }
 
-static const char *
-slot_name(const struct slot *v, size_t n, uint64_t got)
+static struct slot *
+slot_of(struct slot *v, size_t n, uint64_t got)
 {
 	struct slot key = {.got = got};
-	const struct slot *s =
-		n ? bsearch(&key, v, n, sizeof(*v), cmp_slot) : NULL;
 
-	return s ? s->name : NULL;
+	return n ? bsearch(&key, v, n, sizeof(*v), cmp_slot) : NULL;
 }
 
+/* An entry named through slot S: one copy of each name, however many
+ * entries jump through slots naming it. */
 static int
-add_entry(struct entries *e, uint64_t start, uint64_t end, const char *name)
+add_entry(struct entries *e, uint64_t start, uint64_t end, struct slot *s)
 {
-	char *s;
+	char *t;
 
 	if (ARRAY_GROW(e->v, e->cap, e->n, 64))
 		return -1;
-	if (asprintf(&s, "%s@plt", name) < 0)
-		return -1;
-	e->v[e->n++] =
-		(struct plt_entry){.start = start, .end = end, .name = s};
+	if (!s->plt_name) {
+		if (asprintf(&t, "%s@plt", s->name) < 0)
+			return -1;
+		s->plt_name = intern_str(t);
+		free(t);
+		if (!s->plt_name)
+			return -1;
+	}
+	e->v[e->n++] = (struct plt_entry){
+		.start = start, .end = end, .name = intern_hold(s->plt_name)};
 	return 0;
+}
+
+static void
+slots_free(struct slot *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		intern_release(v[i].plt_name);
+	free(v);
 }
 
 /* The GOT slot the first "jmp *disp32(%rip)" of the SIZE bytes at B (an
@@ -149,7 +165,7 @@ entry_slot(const unsigned char *b, uint64_t size, uint64_t addr)
 }
 
 static int
-scan_section(Elf_Scn *scn, const GElf_Shdr *sh, const struct slot *slots,
+scan_section(Elf_Scn *scn, const GElf_Shdr *sh, struct slot *slots,
 	     size_t nslots, struct entries *e)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
@@ -158,7 +174,7 @@ scan_section(Elf_Scn *scn, const GElf_Shdr *sh, const struct slot *slots,
 				: 16;
 	uint64_t off, addr;
 	const unsigned char *b;
-	const char *name;
+	struct slot *slot;
 
 	if (sh->sh_type != SHT_PROGBITS || !d || !d->d_buf ||
 	    sh->sh_addr > UINT64_MAX - d->d_size) /* a section that wraps */
@@ -167,9 +183,8 @@ scan_section(Elf_Scn *scn, const GElf_Shdr *sh, const struct slot *slots,
 	for (off = 0; off + size <= d->d_size && e->n < MAX_SLOTS;
 	     off += size) {
 		addr = sh->sh_addr + off;
-		name = slot_name(slots, nslots,
-				 entry_slot(b + off, size, addr));
-		if (name && add_entry(e, addr, addr + size, name))
+		slot = slot_of(slots, nslots, entry_slot(b + off, size, addr));
+		if (slot && slot->name && add_entry(e, addr, addr + size, slot))
 			return -1;
 	}
 	return 0;
@@ -207,7 +222,7 @@ plt_entries(Elf *elf, struct plt_entry **out, size_t *n)
 		    is_plt(elf_strptr(elf, shstrndx, sh.sh_name)))
 			ret = scan_section(scn, &sh, slots, nslots, &e);
 	}
-	free(slots);
+	slots_free(slots, nslots);
 	if (ret) {
 		plt_entries_free(e.v, e.n);
 		return -1;
@@ -223,6 +238,6 @@ plt_entries_free(struct plt_entry *v, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		free(v[i].name);
+		intern_release(v[i].name);
 	free(v);
 }

@@ -11,7 +11,7 @@
 
 struct plt_entry {
 	uint64_t start, end; /* link-time [start, end) */
-	char *name;	     /* "NAME@plt" */
+	const char *name;    /* "NAME@plt", interned (util/intern.h) */
 };
 
 /* The named PLT entries of ELF (sections .plt, .plt.sec and .plt.got of an

@@ -429,14 +429,47 @@ sort_unless_sorted(void *base, size_t n, size_t size,
 		qsort(base, n, size, cmp);
 }
 
+/* Merge the NEW entries at the end of C (sorted among themselves) into the
+ * sorted ones before them, from the back: the cache is never sorted again
+ * whole, so a report by process costs each process its own addresses. */
+static void
+merge_new(struct src_cache *c, size_t new)
+{
+	struct addr_src *v = c->v;
+	size_t old = c->n - new, i, j, k;
+
+	sort_unless_sorted(v + old, new, sizeof(*v), cmp_src);
+	if (old == 0 || new == 0 || v[old - 1].addr <= v[old].addr)
+		return;
+	/* move the new ones to the spare room at the end, then merge down */
+	if (c->cap >= c->n + new) {
+		memmove(v + c->n, v + old, new * sizeof(*v));
+		i = old;  /* old ones: [0, i) */
+		j = new;  /* new ones: v[c->n + (0..j)] */
+		k = c->n; /* filled from the back: [k, c->n) */
+		while (j > 0) {
+			if (i > 0 && v[i - 1].addr > v[c->n + j - 1].addr)
+				v[--k] = v[--i];
+			else
+				v[--k] = v[c->n + --j];
+		}
+		return;
+	}
+	qsort(v, c->n, sizeof(*v), cmp_src); /* no spare room: store()
+					      * always leaves it */
+}
+
 static int
 store(struct src_cache *c, struct pending *p, size_t n)
 {
 	struct addr_src *v, *prev = NULL;
 	size_t i;
 
-	if (c->n + n > c->cap) {
-		c->cap = c->n + n + c->cap;
+	if (n == 0)
+		return 0;
+	/* room for the new entries twice: merge_new's spare */
+	if (c->n + 2 * n > c->cap) {
+		c->cap = c->n + 2 * n + c->cap;
 		v = realloc(c->v, c->cap * sizeof(*v));
 		if (!v)
 			return -1;
@@ -459,7 +492,7 @@ store(struct src_cache *c, struct pending *p, size_t n)
 		}
 		prev = p[i].has_inl ? v : NULL;
 	}
-	sort_unless_sorted(c->v, c->n, sizeof(*c->v), cmp_src);
+	merge_new(c, n);
 	return 0;
 }
 

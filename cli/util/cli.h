@@ -11,8 +11,10 @@
  * program's status instead). */
 enum {
 	EXIT_OK = 0,
-	EXIT_FAIL = 1,	 /* the profile or binary could not be used */
-	EXIT_USAGE = 64, /* bad command line */
+	EXIT_FAIL = 1,	  /* the profile or binary could not be used */
+	EXIT_PARTIAL = 3, /* written, but without members that could not be
+			   * read: the report is partial */
+	EXIT_USAGE = 64,  /* bad command line */
 };
 
 /* Replace the terminal control characters in the LEN bytes at S (escape

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -43,6 +44,53 @@ cli_fopen_regular(const char *path)
 	if (!f)
 		close(fd);
 	return f;
+}
+
+int
+cli_read_file(const char *path, size_t cap, char **out, size_t *len)
+{
+	struct stat st;
+	int fd = cli_open_regular(path), err;
+	size_t n = 0;
+	ssize_t got;
+	char *buf = NULL;
+
+	*out = NULL;
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0)
+		goto fail;
+	if ((uint64_t)st.st_size > cap) {
+		errno = EFBIG;
+		goto fail;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf)
+		goto fail;
+	/* one byte more than the size: a file that grew is refused too */
+	while (n <= (size_t)st.st_size &&
+	       (got = read(fd, buf + n, (size_t)st.st_size + 1 - n)) != 0) {
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			goto fail;
+		n += (size_t)got;
+	}
+	if (n > (size_t)st.st_size) {
+		errno = EFBIG;
+		goto fail;
+	}
+	close(fd);
+	buf[n] = '\0';
+	*out = buf;
+	*len = n;
+	return 0;
+fail:
+	err = errno;
+	free(buf);
+	close(fd);
+	errno = err;
+	return -1;
 }
 
 int

@@ -14,6 +14,16 @@ int cli_open_regular(const char *path);
 /* The same as a stream, or NULL with errno set. */
 FILE *cli_fopen_regular(const char *path);
 
+/* Caps on what the CLI reads whole (documented in README.md, Limits). */
+#define CLI_MAX_JSON_REPORT (256u << 20) /* a JSON baseline of diff */
+#define CLI_MAX_SOURCE	    (16u << 20)	 /* a source file to annotate */
+
+/* The regular file PATH read whole into a new NUL-terminated buffer
+ * *OUT of *LEN bytes, if it holds at most CAP: 0, or -1 with errno set
+ * (EFBIG when larger, also when it grew while read; EINVAL when not a
+ * regular file). */
+int cli_read_file(const char *path, size_t cap, char **out, size_t *len);
+
 /* An output named by -o: written to a temporary file beside it and renamed
  * over it only when complete, so a failure never destroys or truncates
  * what was there (a symlink is replaced, its target left alone); a device,

@@ -420,13 +420,74 @@ def damaged_member_does_not_hide_healthy_ones(tmp):
     with open(bad, "r+b") as f:
         f.truncate(300)
     cp = run([PROFRUN, "report", "--format", "json", out])
-    expect(cp.returncode == 0, f"exit {cp.returncode}: {cp.stderr}")
+    expect(cp.returncode == 3, f"a partial report exits 3, not {cp.returncode}: {cp.stderr}")
     warn = [l for l in cp.stderr.splitlines() if l.strip()]
-    expect(len(warn) == 1 and members[1] in warn[0] and "skipped" in warn[0],
-           f"expected one line naming the skipped member: {cp.stderr!r}")
+    expect(len(warn) == 2 and members[1] in warn[0] and "skipped" in warn[0]
+           and "partial report" in warn[1],
+           f"expected a line naming the skipped member, one saying partial: {cp.stderr!r}")
     rep = json.loads(cp.stdout)
     expect(len(rep["processes"]) == 1 and samples_of(rep, "parent_hot") >= NEED / 5,
            f"the healthy member is not reported: {rep['processes']}")
+    expect(rep["partial"] is True and rep["unreadable"] == 1
+           and [os.path.basename(u["path"]) for u in rep["unreadable_members"]] == [members[1]]
+           and "truncated" in rep["unreadable_members"][0]["reason"],
+           f"the JSON does not name the unreadable member: {rep['unreadable_members']}")
+    text = run([PROFRUN, "report", out])
+    expect(text.returncode == 3 and "unreadable: 1 member left out" in text.stdout
+           and members[1] in text.stdout,
+           f"the text header does not name it (exit {text.returncode}):\n{text.stdout}")
+
+
+def limited_as(limit):
+    import resource
+    return lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+@case
+def report_short_of_memory_says_it_is_partial(tmp):
+    """Members of an 8 MiB histogram each (read whole, then 512 KiB kept):
+    under a series of address-space limits, every report is complete
+    (exit 0), partial and says so (exit 3, the JSON naming each member left
+    out), or refused in one line (exit 1); never a silent quarter."""
+    split = wl("split")
+    lo = mkprofile.exec_text(split)[0] & ~1
+    nb = 4 << 20
+    args = dict(exe=split, recorded_exe=None, text=(lo, lo + 2 * nb),
+                bucket_size=2, sample=["%d=1" % (lo + 256 * i) for i in range(nb // 128)],
+                symbol=[], outside=0, state="exited", exit=0, flags=0, note="",
+                cpu_ms=10, rate=1000, pid=100, ppid=1, build_id="auto",
+                version=1, min_version=1)
+    seed = os.path.join(tmp, "seed.prof")
+    with open(seed, "wb") as f:
+        f.write(mkprofile.build(type("A", (), args)))
+    d = os.path.join(tmp, "many.prof")
+    os.mkdir(d)
+    n = 60
+    for i in range(n):
+        os.link(seed, os.path.join(d, "%d.prof" % (1000 + i)))
+    seen = {}
+    for mib in (4096, 48, 40, 36, 32, 28, 24):
+        cp = run([PROFRUN, "report", "--format", "json", d],
+                 preexec_fn=limited_as(mib << 20))
+        seen[mib] = cp.returncode
+        if cp.returncode == 1:
+            expect(cp.stdout == "" and "out of memory" in cp.stderr,
+                   f"{mib} MiB: exit 1 without saying why: {cp.stderr[-300:]!r}")
+            continue
+        expect(cp.returncode in (0, 3), f"{mib} MiB: exit {cp.returncode}: {cp.stderr[-300:]!r}")
+        rep = json.loads(cp.stdout)
+        left = rep["unreadable"]
+        expect(len(rep["processes"]) + left == n,
+               f"{mib} MiB: {len(rep['processes'])} reported + {left} unreadable != {n}")
+        expect((left > 0) == (cp.returncode == 3) == rep["partial"],
+               f"{mib} MiB: exit {cp.returncode} with {left} members left out")
+        expect(len(rep["unreadable_members"]) == left and all(
+            "out of memory" in u["reason"] for u in rep["unreadable_members"]),
+            f"{mib} MiB: {rep['unreadable_members'][:3]}")
+        expect(rep["samples"]["total"] == len(rep["processes"]) * (nb // 128),
+               f"{mib} MiB: total {rep['samples']['total']}")
+    expect(seen[4096] == 0, f"the full report failed: {seen}")
+    expect(3 in seen.values(), f"no limit gave a partial report: {seen}")
 
 
 if __name__ == "__main__":

@@ -168,6 +168,21 @@ def stacks_through_a_signal_handler(tmp):
 
 
 @case
+def stacks_through_the_vdso(tmp):
+    """From clock_gettime in the vdso (its image saved by the shim), through
+    the C library, to the loop that calls it and main."""
+    (out, rep) = recorded(["clock"], NEED, tmp, "clock.prof")
+    st = folded(out)
+    vdso = [(f, n) for f, n in st if any("vdso" in x for x in f)]
+    total = sum(n for _, n in vdso)
+    expect(total >= NEED // 2, f"only {total} stacks in the vdso: {st[:3]}")
+    through = sum(n for f, n in vdso if "read_clocks" in map(plain, f)
+                  and "main" in map(plain, f))
+    expect(through >= 0.9 * total,
+           f"{through} of {total} stacks in the vdso reach read_clocks and main: {vdso[:2]}")
+
+
+@case
 def stacks_of_threads_reach_their_start(tmp):
     (out, rep) = recorded(["threads"], NEED, tmp, "threads.prof")
     st = folded(out)
@@ -255,6 +270,18 @@ def reservoir_keeps_flat_counts_exact(tmp):
     s = folded(out)
     a, b = with_frame(s, "caller_a"), with_frame(s, "caller_b")
     check_share(a, a + b, 0.75, "caller_a among the kept stacks")
+    # pprof: one sample per stack, scaled so that the total is exact
+    import e2e_ci
+    cp = subprocess.run([PROFRUN, "report", "--format", "pprof", out],
+                        capture_output=True, timeout=120)
+    expect(cp.returncode == 0, f"pprof export: {cp.stderr.decode()}")
+    text = e2e_ci.protoc_decode(cp.stdout)
+    samples = e2e_ci.proto_blocks(text, "sample")
+    total = sum(int(x["value"][0]) for x in samples)
+    expect(total == rep["samples"]["total"],
+           f"pprof holds {total} samples, the report {rep['samples']['total']}")
+    deep = [x for x in samples if len(x.get("location_id", [])) >= 4]
+    expect(len(deep) >= 0.9 * len(samples), "pprof samples carry their stacks")
 
 
 @case
@@ -281,6 +308,59 @@ def stacks_of_debian_programs_reach_main(tmp):
     out = record(tmp, "xz.prof", "-T2", "-6", "-k", "-f", data, prog=[xz])
     rep = report_json(out)
     reached_start(rep, 0.9, "xz -T2")
+
+
+@case
+def ended_and_execed_images_keep_only_their_stacks(tmp):
+    """A shell that forks and execs the workload: the fork child's image
+    before its exec, the shell and the workload each keep on disk only the
+    stack slots they took (8448 bytes each), not the 17 MB reserved."""
+    out = os.path.join(tmp, "fx.prof")
+    cp = run([PROFRUN, "-g", "-q", "-o", out, "sh", "-c",
+              f"{wl('stacks')} ratio 0.3 & wait"], timeout=120)
+    expect(cp.returncode == 0, f"sh under profrun -g: {cp.stderr}")
+    rep = report_json(out)
+    members = sorted(os.listdir(out))
+    expect(len(members) >= 3, f"members {members}")
+    for m in members:
+        st = os.stat(os.path.join(out, m))
+        held = st.st_blocks * 512
+        expect(st.st_size > 16 << 20, f"{m}: {st.st_size} bytes, expected a stack area")
+        expect(held < 4 << 20,
+               f"{m} holds {held} bytes on disk of {st.st_size} ({rep['stacks']})")
+    expect(rep["stacks"]["with_stack"] > 0, f"no stacks: {rep['stacks']}")
+
+
+@case
+def merge_keeps_stacks(tmp):
+    """profrun merge of two -g runs (and of a merge with a run): the merged
+    folded stacks are the sums of the inputs', frame for frame, through the
+    executable and the C library alike."""
+    a = record(tmp, "a.prof", "qsort", "0.4")
+    b = record(tmp, "b.prof", "ratio", "0.4")
+    out = os.path.join(tmp, "m.prof")
+    cp = run([PROFRUN, "merge", "-o", out, a, b])
+    expect(cp.returncode == 0, f"merge: {cp.stderr}")
+
+    def counts(*profs):
+        total = {}
+        for p in profs:
+            for frames, n in folded(p):
+                key = ";".join(frames)
+                total[key] = total.get(key, 0) + n
+        return total
+    want, got = counts(a, b), counts(out)
+    expect(got == want, f"merged stacks differ: {len(got)} vs {len(want)} distinct; "
+           f"first difference {sorted(set(got.items()) ^ set(want.items()))[:2]}")
+    expect(any("qsort" in k for k in got), "stacks through the C library kept")
+    rep = report_json(out)
+    expect(rep["stacks"]["with_stack"] == sum(want.values()),
+           f"merged stacks {rep['stacks']}, inputs {sum(want.values())}")
+    again = os.path.join(tmp, "m2.prof")
+    cp = run([PROFRUN, "merge", "-o", again, out, a])
+    expect(cp.returncode == 0, f"merge of a merge: {cp.stderr}")
+    want2 = counts(a, b, a)
+    expect(counts(again) == want2, "a merge of a merge keeps the stacks")
 
 
 @case

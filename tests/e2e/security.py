@@ -91,6 +91,43 @@ def absurd_sizes_refused_quickly_in_small_memory(tmp):
             expect(rss < 150, f"{name}: peak RSS {rss:.0f} MiB for a refusal")
 
 
+@case
+def oversized_inputs_refused_in_one_line(tmp):
+    """A JSON baseline above 256 MiB and a source above 16 MiB (or a
+    device) are refused in one line, without reading them."""
+    big = os.path.join(tmp, "huge.json")
+    with open(big, "wb") as f:
+        f.write(b"{")
+        f.truncate(300 << 20)  # sparse: costs no disk
+    prof = os.path.join(tmp, "p.prof")
+    os.mkdir(prof)
+    with open(os.path.join(prof, "1.prof"), "wb") as f:
+        f.write(crafted())
+    cp, secs, rss = measured([PROFRUN, "diff", big, prof], tmp)
+    line = one_line_error(cp, "a 300 MiB JSON baseline")
+    expect(cp.returncode == 2 and "larger than 256 MiB" in line,
+           f"exit {cp.returncode}: {line}")
+    expect(secs < 5 and rss < 150, f"refusal took {secs:.1f} s, {rss:.0f} MiB")
+    exe = wl("inline")
+    out = os.path.join(tmp, "inline.prof")
+    cp = run([PROFRUN, "-q", "-F", "1000", "-o", out, exe, "0.5"])
+    expect(cp.returncode == 0, f"exit {cp.returncode}: {cp.stderr}")
+    for name, make in (("big", lambda p: open(p, "wb").truncate(20 << 20)),
+                       ("device", lambda p: os.symlink("/dev/zero", p))):
+        d = os.path.join(tmp, "src-" + name)
+        os.mkdir(d)
+        make(os.path.join(d, "inline.c"))
+        cp, secs, rss = measured([PROFRUN, "annotate", "--source-dir", d, out], tmp)
+        warn = [l for l in cp.stderr.splitlines() if "inline.c" in l]
+        if name == "big":
+            expect(cp.returncode == 0 and len(warn) == 1 and "larger than 16 MiB" in warn[0],
+                   f"{name} source: exit {cp.returncode}: {cp.stderr!r}")
+        else:  # not a regular file: passed over for the source itself
+            expect(cp.returncode == 0 and "HOT LINE" in cp.stdout,
+                   f"{name} source: exit {cp.returncode}: {cp.stderr!r}")
+        expect(secs < 10 and rss < 150, f"{name} source: {secs:.1f} s, {rss:.0f} MiB")
+
+
 def fork_then(setup, argv, env, stdout):
     """Run ARGV (output to the file STDOUT) in a child whose pid is known
     before it runs: SETUP(pid) runs first.  Returns its exit status."""

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "intern.h"
 #include "outside.h"
 #include "run.h"
 
@@ -217,6 +218,124 @@ test_valid(void)
 	check(strcmp(p.build_id, "ab01") == 0, "build-id in hex");
 	check(p.note == NULL, "no note");
 	profile_fini(&p);
+}
+
+/* Records naming one path share one copy, in one member and across
+ * members; a path inside another's is refused; an empty PC table keeps no
+ * array; nothing stays interned once the members are gone. */
+static void
+test_one_copy(void)
+{
+	struct image im;
+	struct profile p, q;
+	char err[256] = "";
+	size_t bytes;
+	int ret;
+
+	make_valid(&im);
+	module_rec(&im, 1)->path_off = MODSTR_OFF; /* both /lib/libx.so */
+	ret = profile_parse(im.buf, im.size, &p, err, sizeof(err));
+	check(ret == 0 && p.nmodules == 2 &&
+		      p.modules[0].path == p.modules[1].path,
+	      "two records of one path share one copy");
+	ret |= profile_parse(im.buf, im.size, &q, err, sizeof(err));
+	check(ret == 0 && q.modules[0].path == p.modules[0].path &&
+		      q.vdso == p.vdso,
+	      "two members share their paths and vdso image");
+	check(intern_count(&bytes) == 2 && bytes == 12 + VDSO_SIZE,
+	      "one path and one vdso image kept");
+	if (ret == 0) {
+		profile_fini(&p);
+		profile_fini(&q);
+	}
+	check(intern_count(NULL) == 0, "nothing interned after the members");
+
+	make_valid(&im);
+	module_rec(&im, 1)->path_off = MODSTR_OFF + 5; /* "libx.so" */
+	check(profile_parse(im.buf, im.size, &p, err, sizeof(err)) < 0 &&
+		      strstr(err, "inside another's"),
+	      "a path starting inside another's is refused");
+	check(intern_count(NULL) == 0, "a refused member interns nothing");
+
+	make_valid(&im);
+	set_pc(&im, 0, 0, 0);
+	set_pc(&im, 1, 0, 0);
+	set_pc(&im, 3, 0, 0);
+	hdr(&im)->samples_outside = 3;
+	ret = profile_parse(im.buf, im.size, &p, err, sizeof(err));
+	check(ret == 0 && p.has_pcs && p.npcs == 0 && p.pcs == NULL,
+	      "an empty PC table keeps no array");
+	if (ret == 0)
+		profile_fini(&p);
+}
+
+/* outside_module as it was, a scan of every record in the file's order. */
+static const struct profile_module *
+old_lookup(const struct profile *p, uint64_t pc, uint32_t gen)
+{
+	const struct profile_module *m, *later = NULL, *last = NULL;
+
+	for (size_t i = 0; i < p->nmodules; i++) {
+		m = &p->modules[i];
+		if (pc < m->start || pc >= m->end)
+			continue;
+		if (m->gen_loaded <= gen &&
+		    (m->gen_unloaded == 0 || gen < m->gen_unloaded))
+			return m;
+		if (m->gen_loaded > gen &&
+		    (!later || m->gen_loaded < later->gen_loaded))
+			later = m;
+		last = m;
+	}
+	return later ? later : last;
+}
+
+/* The indexed lookup gives what the scan of every record gives, over
+ * random overlapping records and generations. */
+static void
+test_module_index(void)
+{
+	struct profile p;
+	struct profile_module mods[64];
+	const struct profile_module *a, *b;
+	uint32_t *idx;
+	char err[256];
+	unsigned seed = 1, round, i, bad = 0;
+	uint64_t pc;
+	uint32_t gen;
+
+	for (round = 0; round < 200; round++) {
+		memset(&p, 0, sizeof(p));
+		p.modules = mods;
+		p.nmodules = 1 + rand_r(&seed) % 64;
+		for (i = 0; i < p.nmodules; i++) {
+			uint64_t start = 0x1000 * (rand_r(&seed) % 16);
+
+			mods[i] = (struct profile_module){
+				.start = start,
+				.end = start + 0x1000 * (1 + rand_r(&seed) % 4),
+				.gen_loaded = rand_r(&seed) % 6};
+			if (rand_r(&seed) % 2)
+				mods[i].gen_unloaded = mods[i].gen_loaded + 1 +
+						       rand_r(&seed) % 3;
+		}
+		if (profile_index_modules(&p, err, sizeof(err)))
+			break;
+		for (i = 0; i < 200; i++) {
+			pc = rand_r(&seed) % 0x14000;
+			gen = rand_r(&seed) % 9;
+			a = outside_module(&p, pc, gen);
+			idx = p.mod_by_start;
+			p.mod_by_start = NULL; /* outside_module scans */
+			b = outside_module(&p, pc, gen);
+			p.mod_by_start = idx;
+			bad += a != b || a != old_lookup(&p, pc, gen);
+		}
+		free(p.mod_by_start);
+		free(p.mod_max_end);
+	}
+	check(round == 200 && bad == 0,
+	      "indexed module lookup agrees with the scan of every record");
 }
 
 /* ---------------------------------------------------------------- damage */
@@ -743,6 +862,8 @@ main(void)
 	if (!mkdtemp(tmpdir))
 		return 99;
 	test_valid();
+	test_one_copy();
+	test_module_index();
 	test_damages();
 	test_region_list();
 	test_pause_record();

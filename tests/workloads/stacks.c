@@ -8,6 +8,8 @@
  *                           that interrupts pause()
  *   stacks threads SECONDS  two threads, each in thread_work() -> leaf()
  *   stacks deep SECONDS     leaf() at the bottom of a 1000-deep recursion
+ *   stacks clock SECONDS    the time in clock_gettime (the vdso), from
+ *                           read_clocks()
  *   stacks forever          leaf() through caller_a() until killed; prints
  *                           "ready" after 0.5 s of CPU
  */
@@ -159,6 +161,20 @@ recurse(int depth, double end)
 		leaf(workload_chunk(CHUNK));
 }
 
+__attribute__((noinline)) static void
+read_clocks(double seconds)
+{
+	double end = cpu_seconds() + seconds;
+	struct timespec ts;
+
+	while (cpu_seconds() < end)
+		for (int i = 0; i < 1000; i++) {
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			workload_sink += (unsigned long)ts.tv_nsec;
+		}
+	__asm__ volatile("" ::: "memory");
+}
+
 static void
 forever(void)
 {
@@ -191,10 +207,12 @@ main(int argc, char **argv)
 		threads(seconds);
 	else if (strcmp(mode, "deep") == 0)
 		recurse(1000, cpu_seconds() + seconds);
+	else if (strcmp(mode, "clock") == 0)
+		read_clocks(seconds);
 	else if (strcmp(mode, "forever") == 0)
 		forever();
 	else {
-		fprintf(stderr, "usage: stacks ratio|qsort|signal|threads|deep|forever [SECONDS]\n");
+		fprintf(stderr, "usage: stacks ratio|qsort|signal|threads|deep|clock|forever [SECONDS]\n");
 		return 2;
 	}
 	printf("done\n");
