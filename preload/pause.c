@@ -247,12 +247,22 @@ toggle_warn(const char *what, const char *rest)
 	shim_warn(buf);
 }
 
+/* SIG back to its default action.  Async-signal-safe. */
+static void
+set_default(int sig)
+{
+	struct sigaction dfl;
+
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	real_sigaction(sig, &dfl, NULL);
+}
+
 /* Our handler of the toggle signal.  Async-signal-safe. */
 static void
 on_toggle(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
-	struct sigaction dfl;
 
 	(void)si;
 	(void)uc;
@@ -264,9 +274,7 @@ on_toggle(int sig, siginfo_t *si, void *uc)
 	/* not profiling (any more, or a vfork child, which shares our
 	 * memory but not our actions): the default action, as without
 	 * profrun, once this handler returns */
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
-	real_sigaction(sig, &dfl, NULL);
+	set_default(sig);
 	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
 	errno = saved;
 }
@@ -309,12 +317,8 @@ pause_is_toggle(int sig)
 static void
 toggle_give_back(void)
 {
-	struct sigaction dfl;
-
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
 	toggle.live = false;
-	real_sigaction(toggle.sig, &dfl, NULL);
+	set_default(toggle.sig);
 	if (rec != NULL)
 		rec->flags |= PROFRUN_PAUSE_F_TOGGLE_OFF;
 	toggle_warn("the program handles the toggle signal",
