@@ -223,7 +223,9 @@ report_to_file(char *const *paths, size_t n, const struct report_opts *opts)
 		return EXIT_FAIL;
 	}
 	ret = report_paths(paths, n, opts, o.f);
-	if (cli_output_close(&o, ret == EXIT_OK) < 0 && ret == EXIT_OK) {
+	/* a partial report is a report: written, and its status says so */
+	if (cli_output_close(&o, ret == EXIT_OK || ret == EXIT_PARTIAL) < 0 &&
+	    (ret == EXIT_OK || ret == EXIT_PARTIAL)) {
 		cli_error("%s: %s", report_output, strerror(errno));
 		ret = EXIT_FAIL;
 	}

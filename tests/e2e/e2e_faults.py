@@ -223,8 +223,10 @@ def report_output_is_written_whole_or_not_at_all(tmp):
                          os.path.join(tmp, "two.prof")], stderr=subprocess.DEVNULL,
                         stdout=subprocess.PIPE, timeout=60, close_fds=True,
                         preexec_fn=lambda: os.close(2))
+    expect(cp.returncode == 3, f"a report without a damaged member: exit {cp.returncode}")
     with open(out) as f:
-        json.load(f)  # warnings about the damaged member are not in it
+        rep = json.load(f)  # warnings about the damaged member are not in it
+    expect(rep.get("partial") is True, "the partial report written with -o says so")
     expect(not [n for n in os.listdir(tmp) if ".tmp-" in n], "a temporary file was left")
 
 
