@@ -641,7 +641,10 @@ startup(void)
 		return;
 	pause_configure(cfg.start_paused, cfg.toggle_sig, cfg.delay_ns,
 			cfg.duration_ns);
+	altstack_thread_start(); /* before the first sample */
 	profile_open(getpid(), getppid(), NULL);
+	if (g.state != SHIM_ON)
+		altstack_thread_end();
 	if (g.hdr == NULL)
 		return;
 	masks_init();

@@ -11,6 +11,7 @@
  *   threads.c a CPU-time timer per thread, and per-thread records
  *   masks.c   pthread_create, and the signal masks as the program sees them
  *   stacks.c  call stacks: registers and stack copied per sample (-g)
+ *   altstack.c an alternate signal stack of ours per thread, sigaltstack()
  *   collect.h pure bucket, carry and PC-table arithmetic of the handler
  *
  * Every function states whether it is async-signal-safe.  Functions return
@@ -465,5 +466,15 @@ void stacks_seal(void);
 /* In the handler: the interrupted context CTX, standing for COUNT samples,
  * in module generation GEN.  Async-signal-safe. */
 void stacks_record(void *ctx, uint32_t count, uint32_t gen);
+
+/* ---------------------------------------------------------------- altstack.c */
+/* Give the calling thread an alternate signal stack of ours for the
+ * handler (SA_ONSTACK), unless it has one (the program's wins).
+ * Async-signal-safe (system calls only). */
+void altstack_thread_start(void);
+
+/* The calling thread ends: take ours down and unmap it.
+ * Async-signal-safe. */
+void altstack_thread_end(void);
 
 #endif /* PROFRUN_SHIM_H */

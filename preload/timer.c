@@ -30,7 +30,8 @@ static bool have_program_act;
 static bool running;
 static int inflight; /* handlers running right now */
 
-#define OUR_FLAGS   (SA_SIGINFO | SA_RESTART) /* our handler's sa_flags */
+/* our handler's sa_flags: on the thread's alternate stack (altstack.c) */
+#define OUR_FLAGS (SA_SIGINFO | SA_RESTART | SA_ONSTACK)
 #define DRAIN_SPINS 100000 /* bound on waiting for in-flight handlers */
 #define MAX_OVERRUN 1000   /* merged expirations counted per signal */
 

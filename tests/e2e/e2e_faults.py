@@ -230,5 +230,21 @@ def report_output_is_written_whole_or_not_at_all(tmp):
     expect(not [n for n in os.listdir(tmp) if ".tmp-" in n], "a temporary file was left")
 
 
+@case
+def coroutine_on_a_small_stack_survives_sampling(tmp):
+    # a coroutine with 3 KiB of its 16 KiB stack left: a signal frame there
+    # overflowed it (139); the handler runs on an alternate stack of ours,
+    # which sigaltstack() does not show
+    want = "coroutine: survived; sigaltstack as the kernel\n"
+    out, _ = same_as_bare(tmp, "co.prof", [wl("faults"), "coroutine"], want)
+    expect(report_json(out)["samples"]["total"] > 0, "no samples")
+    g = os.path.join(tmp, "co-g.prof")
+    cp = run([PROFRUN, "-q", "-g", "-o", g, "--", wl("faults"), "coroutine"])
+    expect(cp.returncode == 0 and cp.stdout == want, f"-g: exit {cp.returncode} {cp.stderr!r}")
+    cp = run([PROFRUN, "report", "--callers", "fault_spin", g])
+    expect(cp.returncode == 0 and "coroutine_body" in cp.stdout,
+           f"-g: the coroutine is not the spin's caller: {cp.stdout!r}")
+
+
 if __name__ == "__main__":
     sys.exit(e2e.main(CASES, "e2e_faults.py"))

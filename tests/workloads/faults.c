@@ -16,7 +16,11 @@
  *              whether SIGPROF is blocked, then ignores and blocks
  *              SIGPROF and posix_spawns itself as "spawned", which prints
  *              the same of itself
+ *   coroutine  spins in a coroutine on a 16 KiB stack (makecontext),
+ *              then checks sigaltstack() shows none, sets its own and
+ *              sees it back
  */
+#include <alloca.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -24,10 +28,12 @@
 #include <spawn.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -168,6 +174,51 @@ mode_spawn(const char *self)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
+static ucontext_t co_main, co_ctx;
+
+/* The coroutine uses its stack: all but 3 KiB of it, less than a signal
+ * frame and a handler need (AT_MINSIGSTKSZ is 3632 bytes on x86-64 with
+ * AVX-512, about 12 KiB where AMX is enabled), and enough for the spin. */
+__attribute__((noipa)) void
+coroutine_body(void)
+{
+	volatile char *used = alloca(16384 - 3072);
+
+	used[0] = 1;
+	fault_spin(1.0);
+	used[1] = used[0];
+}
+
+static int
+mode_coroutine(void)
+{
+	static char own[65536];
+	char *co_stack = mmap(NULL, 4096 + 16384, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	stack_t cur, mine = {.ss_sp = own, .ss_size = sizeof(own)};
+	int ok;
+
+	if (co_stack == MAP_FAILED || mprotect(co_stack, 4096, PROT_NONE) < 0 ||
+	    getcontext(&co_ctx) < 0)
+		return 1;
+	co_ctx.uc_stack.ss_sp = co_stack + 4096; /* a guard page below */
+	co_ctx.uc_stack.ss_size = 16384;
+	co_ctx.uc_link = &co_main;
+	makecontext(&co_ctx, coroutine_body, 0);
+	fault_spin(0.01); /* its calls bound (lazy binding saves the FPU on the stack) */
+	if (swapcontext(&co_main, &co_ctx) < 0)
+		return 1;
+	ok = sigaltstack(NULL, &cur) == 0 && cur.ss_flags == SS_DISABLE &&
+	     cur.ss_sp == NULL && cur.ss_size == 0;
+	ok = ok && sigaltstack(&mine, NULL) == 0 &&
+	     sigaltstack(NULL, &cur) == 0 && cur.ss_sp == own &&
+	     cur.ss_size == sizeof(own) && cur.ss_flags == 0;
+	fault_spin(0.2);
+	printf("coroutine: survived; sigaltstack %s\n",
+	       ok ? "as the kernel" : "differs");
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -184,6 +235,8 @@ main(int argc, char **argv)
 		return mode_pending();
 	if (strcmp(mode, "spawn") == 0)
 		return mode_spawn(argv[0]);
+	if (strcmp(mode, "coroutine") == 0)
+		return mode_coroutine();
 	if (strcmp(mode, "spawned") == 0) {
 		print_dispositions("child");
 		return 0;
