@@ -278,6 +278,19 @@ int timer_start(const struct collect *c, uint32_t freq);
  * Async-signal-safe. */
 void timer_stop(void);
 
+/* Stop counting: once it returns no handler reads or writes the member
+ * (handlers running on other threads are waited for; a handler that
+ * comes later returns at once).  The timers and SIGPROF's action stay as
+ * they are: enough for a process that ends now.  No system call unless a
+ * handler is running on another thread (sched_yield then).
+ * Async-signal-safe. */
+void timer_close(void);
+
+/* timer_stop() before an exec: the same, but profil()'s state is left
+ * (it dies with the image; after a failed exec timer_start() restarts
+ * it), which saves its two system calls.  Async-signal-safe. */
+void timer_stop_exec(void);
+
 /* In a fork child, before anything else: forget the parent's other
  * threads.  Async-signal-safe. */
 void timer_fork_child(void);

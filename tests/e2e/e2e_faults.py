@@ -231,6 +231,23 @@ def report_output_is_written_whole_or_not_at_all(tmp):
 
 
 @case
+def seccomp_sandbox_allowing_the_documented_calls_exits_as_asked(tmp):
+    # the filter allows what the program needs and the shim's documented
+    # sets (README, Limits); anything else is SIGSYS (159)
+    for how, procs in (("exit", 1), ("fork", 2)):
+        args = [wl("faults"), "seccomp", how]
+        bare = run(args)
+        expect(bare.returncode == 3, f"bare {how}: exit {bare.returncode} {bare.stderr!r}")
+        out, cp = under_profrun(tmp, f"sc-{how}.prof", *args)
+        expect(cp.returncode == 3 and cp.stdout == bare.stdout,
+               f"{how} under profrun: exit {cp.returncode} (159 is SIGSYS), {cp.stderr!r}")
+        rep = report_json(out)
+        got = [p for p in rep["processes"] if p["complete"] and p["exit"] in (3, 4)]
+        expect(len(rep["processes"]) == procs and len(got) == procs,
+               f"{how}: processes {rep['processes']}")
+
+
+@case
 def coroutine_on_a_small_stack_survives_sampling(tmp):
     # a coroutine with 3 KiB of its 16 KiB stack left: a signal frame there
     # overflowed it (139); the handler runs on an alternate stack of ours,

@@ -16,6 +16,11 @@
  *              whether SIGPROF is blocked, then ignores and blocks
  *              SIGPROF and posix_spawns itself as "spawned", which prints
  *              the same of itself
+ *   seccomp FORK  installs a seccomp filter that allows only what it
+ *              needs and the system calls README's Limits lists for the
+ *              shim, spins, then (FORK "fork") forks a child that spins and
+ *              ends with _exit(4), and ends with _exit(3): any other
+ *              system call kills it with SIGSYS (exit 159)
  *   coroutine  spins in a coroutine on a 16 KiB stack (makecontext),
  *              then checks sigaltstack() shows none, sets its own and
  *              sees it back
@@ -28,7 +33,12 @@
 #include <spawn.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -174,6 +184,82 @@ mode_spawn(const char *self)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
+/* What the program needs, then the shim's sets (README, Limits): its
+ * handler, its exit paths, and a fork child's new member. */
+static const int seccomp_allowed[] = {
+	SYS_write, SYS_exit_group, SYS_wait4, SYS_clone,
+#ifdef SYS_clone3
+	SYS_clone3,
+#endif
+	/* handler */
+	SYS_rt_sigreturn, SYS_clock_gettime,
+	/* _exit, exit */
+	SYS_getpid, SYS_rt_sigaction, SYS_getrusage, SYS_mincore, SYS_madvise,
+	SYS_sched_yield,
+	/* fork: the child's member */
+	SYS_gettid, SYS_openat, SYS_fallocate, SYS_mmap, SYS_munmap, SYS_close,
+	SYS_timer_create, SYS_timer_settime, SYS_rt_sigprocmask, SYS_set_robust_list, SYS_setitimer, SYS_prlimit64,
+};
+
+#if defined(__x86_64__)
+#define SECCOMP_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define SECCOMP_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+static int
+install_seccomp(void)
+{
+	enum { N = sizeof(seccomp_allowed) / sizeof(seccomp_allowed[0]) };
+	struct sock_filter f[4 + 2 * N + 1];
+	struct sock_fprog prog = {.len = 0, .filter = f};
+	unsigned k = 0;
+
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+					      offsetof(struct seccomp_data, arch));
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SECCOMP_ARCH, 1, 0);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+					      offsetof(struct seccomp_data, nr));
+	for (unsigned i = 0; i < N; i++) {
+		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+						      (unsigned)seccomp_allowed[i], 0, 1);
+		f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	}
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+	prog.len = (unsigned short)k;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -1;
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+}
+
+static int
+mode_seccomp(const char *how)
+{
+	int status = -1;
+	pid_t pid;
+
+	fault_spin(0.3);
+	printf("seccomp: filtered\n");
+	if (install_seccomp() < 0) {
+		perror("seccomp");
+		return 1;
+	}
+	fault_spin(0.3);
+	if (strcmp(how, "fork") == 0) {
+		pid = fork();
+		if (pid == 0) {
+			fault_spin(0.2);
+			_exit(4);
+		}
+		if (pid < 0 || waitpid(pid, &status, 0) < 0)
+			_exit(1);
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 4)
+			_exit(WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 2);
+	}
+	_exit(3);
+}
+
 static ucontext_t co_main, co_ctx;
 
 /* The coroutine uses its stack: all but 3 KiB of it, less than a signal
@@ -235,6 +321,8 @@ main(int argc, char **argv)
 		return mode_pending();
 	if (strcmp(mode, "spawn") == 0)
 		return mode_spawn(argv[0]);
+	if (strcmp(mode, "seccomp") == 0 && argc > 2)
+		return mode_seccomp(argv[2]);
 	if (strcmp(mode, "coroutine") == 0)
 		return mode_coroutine();
 	if (strcmp(mode, "spawned") == 0) {
