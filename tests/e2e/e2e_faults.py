@@ -248,6 +248,21 @@ def seccomp_sandbox_allowing_the_documented_calls_exits_as_asked(tmp):
 
 
 @case
+def library_dlopened_before_exit_or_kill_keeps_its_samples(tmp):
+    # recorded when dlopen returns: no later hook event is needed
+    for how, code in (("_exit", 0), ("kill", 128 + signal.SIGKILL)):
+        out, cp = under_profrun(tmp, f"dl-{how}.prof", wl("faults"), "dlexit", how)
+        expect(cp.returncode == code and cp.stdout == "dlexit: burnt\n",
+               f"{how}: exit {cp.returncode} {cp.stderr!r}")
+        rep = report_json(out)
+        total = rep["samples"]["total"]
+        plugin = sum(f["samples"] for f in rep["functions"]
+                     if f["name"] == "plugin_burn" and "libburnplugin" in f["module"])
+        expect(total >= 20 and plugin >= 0.9 * total,
+               f"{how}: {plugin} of {total} samples in plugin_burn: {rep['functions'][:3]}")
+
+
+@case
 def coroutine_on_a_small_stack_survives_sampling(tmp):
     # a coroutine with 3 KiB of its 16 KiB stack left: a signal frame there
     # overflowed it (139); the handler runs on an alternate stack of ours,

@@ -21,11 +21,15 @@
  *              shim, spins, then (FORK "fork") forks a child that spins and
  *              ends with _exit(4), and ends with _exit(3): any other
  *              system call kills it with SIGSYS (exit 159)
+ *   dlexit HOW dlopens libburnplugin.so (beside it) by path, burns 1 s in
+ *              it, then ends by HOW: "_exit" or "kill" (SIGKILL)
  *   coroutine  spins in a coroutine on a 16 KiB stack (makecontext),
  *              then checks sigaltstack() shows none, sets its own and
  *              sees it back
  */
 #include <alloca.h>
+#include <dlfcn.h>
+#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -260,6 +264,32 @@ mode_seccomp(const char *how)
 	_exit(3);
 }
 
+static int
+mode_dlexit(const char *how)
+{
+	char path[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 32);
+	double (*burn)(double);
+	char *slash;
+	void *h;
+
+	if (n <= 0)
+		return 1;
+	path[n] = '\0';
+	slash = strrchr(path, '/');
+	strcpy(slash + 1, "libburnplugin.so");
+	h = dlopen(path, RTLD_NOW);
+	if (h == NULL || (*(void **)&burn = dlsym(h, "plugin_burn")) == NULL) {
+		fprintf(stderr, "dlexit: %s\n", dlerror());
+		return 1;
+	}
+	burn(1.0);
+	printf("dlexit: burnt\n");
+	if (strcmp(how, "kill") == 0)
+		raise(SIGKILL);
+	_exit(0);
+}
+
 static ucontext_t co_main, co_ctx;
 
 /* The coroutine uses its stack: all but 3 KiB of it, less than a signal
@@ -323,6 +353,8 @@ main(int argc, char **argv)
 		return mode_spawn(argv[0]);
 	if (strcmp(mode, "seccomp") == 0 && argc > 2)
 		return mode_seccomp(argv[2]);
+	if (strcmp(mode, "dlexit") == 0 && argc > 2)
+		return mode_dlexit(argv[2]);
 	if (strcmp(mode, "coroutine") == 0)
 		return mode_coroutine();
 	if (strcmp(mode, "spawned") == 0) {
