@@ -263,6 +263,25 @@ def library_dlopened_before_exit_or_kill_keeps_its_samples(tmp):
 
 
 @case
+def threads_dlopen_and_a_rival_mid_run_lose_no_count(tmp):
+    # the stop (a rival takes SIGPROF) races handlers on other threads,
+    # module scans race each other: no crash, every sample in a thread
+    # record, none of the plugin's [unknown]
+    want = "stress: survived, own handler ticked\n"
+    for i in range(3):
+        out, cp = under_profrun(tmp, f"st{i}.prof", wl("faults"), "stress")
+        expect(cp.returncode == 0 and cp.stdout == want,
+               f"run {i}: exit {cp.returncode} {cp.stdout!r} {cp.stderr!r}")
+        rep = report_json(out)
+        p = rep["processes"][0]
+        in_threads = sum(t["samples"] for t in p["threads"])
+        expect(p["stopped_early"] and "SIGPROF" in p["stopped_early"], f"run {i}: {p}")
+        expect(rep["samples"]["total"] == in_threads and rep["samples"]["total"] > 0,
+               f"run {i}: {rep['samples']['total']} samples, {in_threads} in threads")
+        expect(rep["samples"]["unknown"] == 0, f"run {i}: {rep['samples']}")
+
+
+@case
 def coroutine_on_a_small_stack_survives_sampling(tmp):
     # a coroutine with 3 KiB of its 16 KiB stack left: a signal frame there
     # overflowed it (139); the handler runs on an alternate stack of ours,

@@ -23,6 +23,10 @@
  *              system call kills it with SIGSYS (exit 159)
  *   dlexit HOW dlopens libburnplugin.so (beside it) by path, burns 1 s in
  *              it, then ends by HOW: "_exit" or "kill" (SIGKILL)
+ *   stress     threads start and end in a loop, another dlopens and
+ *              dlcloses libburnplugin.so in a loop, and after 0.8 s the
+ *              main thread takes SIGPROF and ITIMER_PROF for itself while
+ *              they run; prints whether its own handler ticked
  *   coroutine  spins in a coroutine on a 16 KiB stack (makecontext),
  *              then checks sigaltstack() shows none, sets its own and
  *              sees it back
@@ -290,6 +294,82 @@ mode_dlexit(const char *how)
 	_exit(0);
 }
 
+static volatile int stress_stop, stress_ticks;
+
+static void *
+stress_short(void *unused)
+{
+	(void)unused;
+	fault_spin(0.003);
+	return NULL;
+}
+
+static void *
+stress_threads(void *unused)
+{
+	(void)unused;
+	while (!stress_stop) {
+		pthread_t t[3];
+
+		for (int i = 0; i < 3; i++)
+			pthread_create(&t[i], NULL, stress_short, NULL);
+		for (int i = 0; i < 3; i++)
+			pthread_join(t[i], NULL);
+	}
+	return NULL;
+}
+
+static void *
+stress_dl(void *path)
+{
+	while (!stress_stop) {
+		void *h = dlopen(path, RTLD_NOW);
+		double (*burn)(double);
+
+		if (h == NULL)
+			return NULL;
+		*(void **)&burn = dlsym(h, "plugin_burn");
+		if (burn != NULL)
+			burn(0.004);
+		dlclose(h);
+	}
+	return NULL;
+}
+
+static void
+stress_tick(int sig)
+{
+	(void)sig;
+	stress_ticks++;
+}
+
+static int
+mode_stress(void)
+{
+	struct itimerval it = {{0, 10000}, {0, 10000}}, off = {{0, 0}, {0, 0}};
+	static char path[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 32);
+	pthread_t a, b;
+
+	if (n <= 0)
+		return 1;
+	path[n] = '\0';
+	strcpy(strrchr(path, '/') + 1, "libburnplugin.so");
+	pthread_create(&a, NULL, stress_threads, NULL);
+	pthread_create(&b, NULL, stress_dl, path);
+	fault_spin(0.8);
+	signal(SIGPROF, stress_tick); /* the rival, while the others run */
+	setitimer(ITIMER_PROF, &it, NULL);
+	fault_spin(0.5);
+	setitimer(ITIMER_PROF, &off, NULL);
+	stress_stop = 1;
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	printf("stress: survived, %s\n",
+	       stress_ticks > 0 ? "own handler ticked" : "own handler starved");
+	return 0;
+}
+
 static ucontext_t co_main, co_ctx;
 
 /* The coroutine uses its stack: all but 3 KiB of it, less than a signal
@@ -355,6 +435,8 @@ main(int argc, char **argv)
 		return mode_seccomp(argv[2]);
 	if (strcmp(mode, "dlexit") == 0 && argc > 2)
 		return mode_dlexit(argv[2]);
+	if (strcmp(mode, "stress") == 0)
+		return mode_stress();
 	if (strcmp(mode, "coroutine") == 0)
 		return mode_coroutine();
 	if (strcmp(mode, "spawned") == 0) {
