@@ -282,6 +282,44 @@ def threads_dlopen_and_a_rival_mid_run_lose_no_count(tmp):
 
 
 @case
+def full_ext2_disk_never_kills_the_program(tmp):
+    # ext2 has no fallocate: a member mapped over unbacked blocks died of
+    # SIGBUS (135) at its first sample once the disk was full
+    if os.geteuid() != 0 or not shutil.which("mkfs.ext2"):
+        raise e2e.Skip("needs root and mkfs.ext2 (e2fsprogs)")
+    img, mnt = os.path.join(tmp, "ext2.img"), os.path.join(tmp, "mnt")
+    os.makedirs(mnt)
+    with open(img, "wb") as f:
+        f.truncate(16 << 20)
+    cp = run(["mkfs.ext2", "-q", "-F", "-m", "0", img])
+    expect(cp.returncode == 0, f"mkfs.ext2: {cp.stderr!r}")
+    if run(["mount", "-o", "loop", img, mnt]).returncode != 0:
+        raise e2e.Skip("cannot loop-mount (no loop devices here)")
+    try:
+        fill = os.path.join(mnt, "fill")
+        # the program fills the disk itself, then an image it execs starts
+        cp = run([PROFRUN, "-o", os.path.join(mnt, "run.prof"), "--", "sh", "-c",
+                  f'dd if=/dev/zero of="$0" bs=64k 2>/dev/null; exec "$1" 0.3 1 1',
+                  fill, wl("split")])
+        expect(cp.returncode == 0 and cp.stdout.startswith("split done"),
+               f"exit {cp.returncode} (135 is SIGBUS): {cp.stdout!r} {cp.stderr!r}")
+        os.unlink(fill)
+        with open(os.path.join(mnt, "fill2"), "wb") as f:  # full before start
+            try:
+                while True:
+                    f.write(b"\0" * 65536)
+                    f.flush()
+            except OSError:
+                pass
+        cp = run([PROFRUN, "-o", os.path.join(mnt, "full.prof"), "--", wl("split"),
+                  "0.3", "1", "1"])
+        expect(cp.stdout.startswith("split done") and cp.returncode in (0, 1),
+               f"on a full disk: exit {cp.returncode} (135 is SIGBUS): {cp.stderr!r}")
+    finally:
+        run(["umount", mnt])
+
+
+@case
 def coroutine_on_a_small_stack_survives_sampling(tmp):
     # a coroutine with 3 KiB of its 16 KiB stack left: a signal frame there
     # overflowed it (139); the handler runs on an alternate stack of ours,
