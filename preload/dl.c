@@ -88,8 +88,8 @@ caller_matters(const char *file, const void *caller, bool ns_of_caller)
 	if (dladdr1(caller, &info, (void **)&lm, RTLD_DL_LINKMAP) == 0 ||
 	    lm == NULL)
 		return false;
-	if (ns_of_caller && (dlinfo(lm, RTLD_DI_LMID, &ns) != 0 ||
-			     ns != LM_ID_BASE))
+	if (ns_of_caller &&
+	    (dlinfo(lm, RTLD_DI_LMID, &ns) != 0 || ns != LM_ID_BASE))
 		return true;
 	if (lm->l_name == NULL || lm->l_name[0] == '\0' || lm->l_ld == NULL)
 		return false; /* the main executable */

@@ -34,7 +34,7 @@ static bool running;
 static int inflight; /* handlers between their check of live and return */
 
 /* our handler's sa_flags: on the thread's alternate stack (altstack.c) */
-#define OUR_FLAGS (SA_SIGINFO | SA_RESTART | SA_ONSTACK)
+#define OUR_FLAGS   (SA_SIGINFO | SA_RESTART | SA_ONSTACK)
 #define DRAIN_SPINS 100000 /* bound on waiting for in-flight handlers */
 #define MAX_OVERRUN 1000   /* merged expirations counted per signal */
 
@@ -107,9 +107,9 @@ count_samples(const struct collect *c, uint64_t n, void *uc)
 	for (uint64_t i = 0; i < n; i++)
 		collect_count(c, pc);
 	threads_count_samples(n);
-	stacks_record(uc, (uint32_t)n,
-		      __atomic_load_n(&c->hdr->mod_generation,
-				      __ATOMIC_RELAXED));
+	stacks_record(
+		uc, (uint32_t)n,
+		__atomic_load_n(&c->hdr->mod_generation, __ATOMIC_RELAXED));
 }
 
 /* Our SIGPROF handler.  A timer expiration merged into a pending one
