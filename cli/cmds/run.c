@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -22,6 +23,7 @@
 
 #include "cmds.h"
 #include "options.h"
+#include "profrun/member-name.h"
 #include "program.h"
 #include "run-pause.h"
 #include "run.h"
@@ -325,8 +327,13 @@ prepare_output(const char *output, char *abs, size_t abssz)
 	} else if (lock_output(output)) {
 		return -1;
 	}
-	if (!realpath(output, abs) || strlen(abs) >= abssz) {
+	if (!realpath(output, abs)) {
 		cli_error("%s: %s", output, strerror(errno));
+		return -1;
+	}
+	if (strlen(abs) >= abssz) {
+		cli_error("%s: path too long (at most %zu bytes)", output,
+			  abssz - 1);
 		return -1;
 	}
 	return same_directory(output, abs);
@@ -392,6 +399,7 @@ unsigned cli_filled_std_fds;
 
 /* The program being waited for; 0 before it starts. */
 static volatile pid_t child_pid;
+static pid_t program_pid; /* the program's pid, kept after it ended */
 
 /* Signals a supervisor sends to stop or poke a job; the last slot is the
  * toggle signal's (--toggle-signal), 0 when none. */
@@ -493,6 +501,7 @@ spawn(const char *path, char **argv, int *status)
 		return exec_err;
 	}
 	child_pid = pid;
+	program_pid = pid;
 	*status = wait_status(pid);
 	child_pid = 0;
 	set_forwarding(false);
@@ -512,6 +521,55 @@ run_unprofiled(const char *prog, char **argv)
 		argv[0]);
 	spawn(prog, argv, &status);
 	return status;
+}
+
+/* The members in the run directory DIR: how many, and whether one is
+ * the program's own (PID's). */
+static size_t
+count_members(const char *dir, pid_t pid, bool *own)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	uint64_t p, seq;
+	size_t n = 0;
+
+	*own = false;
+	if (d == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		if (!profrun_member_name_parse(e->d_name, &p, &seq))
+			continue;
+		n++;
+		*own |= p == (uint64_t)pid;
+	}
+	closedir(d);
+	return n;
+}
+
+/* After the run: the report, or why there is none, and where the profile
+ * is.  The program's process left no member when the run directory was
+ * removed or replaced while it ran (its children made a new one). */
+static void
+after_run(const struct run_opts *o, const char *outdir, bool default_out)
+{
+	bool own;
+	size_t n = count_members(outdir, program_pid, &own);
+
+	if (n == 0) {
+		cli_error("no profile in %s: the program ran without being profiled (see the messages above)",
+			  o->output);
+		return;
+	}
+	if (!own && program_pid > 0)
+		cli_warn("the program (pid %ld) left no profile in %s: was the directory removed or replaced while it ran?",
+			 (long)program_pid, o->output);
+	if (!o->quiet) {
+		report_path(o->output, &o->report, stderr);
+		cli_error("profile written to %s (profrun report %s)",
+			  o->output, o->output);
+	} else if (default_out) {
+		cli_error("profile written to %s", o->output);
+	}
 }
 
 int
@@ -551,13 +609,6 @@ cmd_run(int argc, char **argv)
 		o.pause.toggle_sig;
 	if (spawn(prog, argv, &status) != 0)
 		return status;
-	if (!o.quiet) {
-		report_path(o.output, &o.report, stderr);
-		fprintf(stderr,
-			"profrun: profile written to %s (profrun report %s)\n",
-			o.output, o.output);
-	} else if (o.output == defout) {
-		fprintf(stderr, "profrun: profile written to %s\n", o.output);
-	}
+	after_run(&o, outdir, o.output == defout);
 	return status;
 }

@@ -591,6 +591,58 @@ profile_armed_hz(const struct profile *p)
 	return p->hdr.rate_requested;
 }
 
+/* Seconds since the epoch at which this machine booted, 0 if unknown. */
+static long long
+boot_time(void)
+{
+	char line[256];
+	long long bt = 0;
+	FILE *f = fopen("/proc/stat", "re");
+
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "btime %lld", &bt) == 1)
+			break;
+	fclose(f);
+	return bt;
+}
+
+/* Whether the process of P (its pid, started when P says) still runs
+ * here: the pid is alive and /proc says it started within 2 s of P's
+ * start (a pid reused since, or a profile from another machine, is not
+ * it). */
+static bool
+still_running(const struct profile *p)
+{
+	char path[64], buf[1024], *r;
+	unsigned long long ticks;
+	long long bt = boot_time(), hz = sysconf(_SC_CLK_TCK);
+	double start;
+	FILE *f;
+	size_t n;
+
+	if (p->hdr.pid <= 0 || bt == 0 || hz <= 0 || p->hdr.start_ns <= 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)p->hdr.pid);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	r = strrchr(buf, ')'); /* the name may hold anything */
+	/* after ") ": state, then fields 4..21, then starttime (22) */
+	if (r == NULL ||
+	    sscanf(r + 2, "%*c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
+			  "%*s %*s %*s %*s %*s %*s %llu",
+		   &ticks) != 1)
+		return false;
+	start = (double)bt + (double)ticks / (double)hz;
+	return start - (double)p->hdr.start_ns / 1e9 < 2.0 &&
+	       (double)p->hdr.start_ns / 1e9 - start < 2.0;
+}
+
 const char *
 profile_state_text(const struct profile *p)
 {
@@ -600,6 +652,8 @@ profile_state_text(const struct profile *p)
 	case PROFRUN_STATE_EXECED:
 		return "exec'd";
 	case PROFRUN_STATE_RUNNING:
+		if (still_running(p))
+			return "still running: counts so far";
 		return "cut short: never finished (killed or crashed)";
 	default:
 		return "cut short: unknown end state";

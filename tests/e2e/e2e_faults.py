@@ -339,5 +339,53 @@ def coroutine_on_a_small_stack_survives_sampling(tmp):
            f"-g: the coroutine is not the spin's caller: {cp.stdout!r}")
 
 
+@case
+def run_directory_removed_mid_run_is_said(tmp):
+    """The program removes the run directory, then starts a child: the
+    child's profile makes a new one, and profrun says the program's own
+    process left none.  Removed and nothing after: no profile, and no
+    "profile written" line."""
+    out = os.path.join(tmp, "rm.prof")
+    cp = run([PROFRUN, "-q", "-o", out, "--", "sh", "-c",
+              f"rm -rf '{out}'; {wl('split')} 0.2 1 1; true"])
+    expect(cp.returncode == 0, f"exit {cp.returncode}: {cp.stderr}")
+    expect("left no profile" in cp.stderr and "removed or replaced" in cp.stderr,
+           f"the missing process is not named: {cp.stderr!r}")
+    out2 = os.path.join(tmp, "gone.prof")
+    cp = run([PROFRUN, "-o", out2, "--", "sh", "-c", f"rm -rf '{out2}'"])
+    expect(cp.returncode == 0, f"exit {cp.returncode}: {cp.stderr}")
+    expect("no profile in" in cp.stderr and "profile written" not in cp.stderr,
+           f"messages of a run that left nothing: {cp.stderr!r}")
+
+
+@case
+def messages_name_live_processes_and_filter_names(tmp):
+    """A process still running is not "killed or crashed"; an -o path with
+    a terminal escape and a newline never reaches the terminal raw."""
+    out = os.path.join(tmp, "live.prof")
+    p = subprocess.Popen([PROFRUN, "-q", "-o", out, wl("split"), "30", "1", "1"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         start_new_session=True)
+    try:
+        for _ in range(500):
+            if os.path.isdir(out) and os.listdir(out):
+                break
+            time.sleep(0.01)
+        time.sleep(0.3)
+        cp = run([PROFRUN, "report", out])
+        expect("still running" in cp.stderr + cp.stdout and
+               "killed or crashed" not in cp.stderr + cp.stdout,
+               f"a live process's state: {cp.stderr!r}")
+    finally:
+        os.killpg(p.pid, signal.SIGKILL)  # profrun and the program
+        p.communicate()
+    odd = os.path.join(tmp, "a\x1b[31mb\nc.prof")
+    cp = run([PROFRUN, "-o", odd, "--", wl("split"), "0.1", "1", "1"])
+    expect(cp.returncode == 0, f"exit {cp.returncode}: {cp.stderr!r}")
+    last = cp.stderr.splitlines()[-1]
+    expect("\x1b" not in cp.stderr and "written to" in last,
+           f"the -o path reached the terminal raw: {cp.stderr[-300:]!r}")
+
+
 if __name__ == "__main__":
     sys.exit(e2e.main(CASES, "e2e_faults.py"))
