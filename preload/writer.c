@@ -4,6 +4,8 @@
  *
  *   0            header (PROFRUN_HEADER_SIZE bytes)
  *   strings_off  exe path NUL, then SHIM_NOTE_MAX bytes kept for the note
+ *   argv_off     struct profrun_argv, then the arguments  (64-byte aligned;
+ *                only in the list, and only when there is a command line)
  *   wraps_off    struct profrun_wrap[PROFRUN_WRAP_SLOTS]   (64-byte aligned)
  *   hist_off     uint16_t hist[nbuckets]                     (profil's buffer)
  *   pcs_off      struct profrun_pc[PROFRUN_PC_SLOTS]         (64-byte aligned)
@@ -44,13 +46,20 @@
 /* Pure, async-signal-safe. */
 void
 writer_layout(struct layout *l, size_t exe_len, uint64_t nbuckets,
-	      uint32_t vdso_size, uint64_t stacks_size)
+	      uint32_t vdso_size, uint64_t stacks_size, uint32_t argv_size)
 {
 	l->strings_off = PROFRUN_HEADER_SIZE;
 	l->strings_size = (uint32_t)ALIGN_UP(exe_len + 1 + SHIM_NOTE_MAX, 8);
 	l->exe_off = (uint32_t)l->strings_off;
 	l->note_area = (uint32_t)(l->strings_off + exe_len + 1);
-	l->wraps_off = ALIGN_UP(l->strings_off + l->strings_size, 64);
+	/* the command line beside the header, in the pages an ended
+	 * process keeps anyway */
+	l->argv_off =
+		argv_size ? ALIGN_UP(l->strings_off + l->strings_size, 64) : 0;
+	l->argv_size = argv_size;
+	l->wraps_off = ALIGN_UP(argv_size ? l->argv_off + argv_size
+					  : l->strings_off + l->strings_size,
+				64);
 	l->hist_off =
 		l->wraps_off +
 		PROFRUN_WRAP_SLOTS * (uint64_t)sizeof(struct profrun_wrap);
@@ -105,6 +114,7 @@ write_regions(void *base, const struct layout *l)
 			 (uint64_t)sizeof(struct profrun_thread)},
 		{PROFRUN_REGION_PAUSE, 1, 0, l->pause_off, WRITER_PAUSE_SIZE},
 		{PROFRUN_REGION_STACKS, 1, 0, l->stacks_off, l->stacks_size},
+		{PROFRUN_REGION_ARGV, 1, 0, l->argv_off, l->argv_size},
 		{PROFRUN_REGION_DIRECTORY, 1, 0, l->regions_off, 0},
 	};
 	const size_t nr = sizeof(r) / sizeof(r[0]);
@@ -174,6 +184,47 @@ writer_init(void *base, const struct layout *l, const struct target *t,
 		PROFRUN_THREAD_SLOTS;
 	write_regions(base, l);
 	memcpy((char *)base + l->exe_off, t->exe, strlen(t->exe) + 1);
+	if (l->argv_size > 0 && p->argv != NULL)
+		memcpy((char *)base + l->argv_off, p->argv, l->argv_size);
+}
+
+/* Pure, async-signal-safe. */
+void
+writer_capture_argv(struct shim_argv *a, int argc, char *const *argv)
+{
+	uint32_t used = 0;
+
+	memset(&a->head, 0, sizeof(a->head));
+	for (int i = 0; argv != NULL && i < argc && argv[i] != NULL; i++) {
+		size_t len = strlen(argv[i]) + 1;
+
+		a->head.argc_all++;
+		if (a->head.flags & PROFRUN_ARGV_TRUNCATED)
+			continue;
+		if (len > PROFRUN_ARGV_MAX - used) {
+			/* the first that does not fit: as much of it as
+			 * does, and nothing after it */
+			len = PROFRUN_ARGV_MAX - used;
+			a->head.flags |= PROFRUN_ARGV_TRUNCATED;
+			if (len == 0)
+				continue;
+			memcpy(a->data + used, argv[i], len - 1);
+			a->data[used + len - 1] = '\0';
+		} else
+			memcpy(a->data + used, argv[i], len);
+		used += (uint32_t)len;
+		a->head.argc++;
+	}
+	a->head.size = used;
+}
+
+/* Pure. */
+uint32_t
+writer_argv_size(const struct shim_argv *a)
+{
+	if (a == NULL || a->head.argc == 0)
+		return 0;
+	return (uint32_t)(sizeof(a->head) + a->head.size);
 }
 
 /* Not async-signal-safe (getcwd). */

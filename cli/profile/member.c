@@ -380,7 +380,8 @@ parse_image(const uint8_t *buf, size_t avail, uint64_t size, struct profile *p,
 	}
 	if (profile_parse_outside(buf, p, err, errlen) ||
 	    profile_parse_threads(buf, p, err, errlen) ||
-	    profile_parse_pause(buf, avail, p, err, errlen))
+	    profile_parse_pause(buf, avail, p, err, errlen) ||
+	    profile_parse_argv(buf, avail, p, err, errlen))
 		goto fail;
 	return 0;
 fail:
@@ -559,6 +560,9 @@ profile_fini(struct profile *p)
 	free(p->stacks.mem);
 	free(p->frames.mem);
 	free(p->stacks_note);
+	if (p->argv)
+		free(p->argv[0]);
+	free(p->argv);
 	memset(p, 0, sizeof(*p));
 }
 
