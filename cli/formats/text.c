@@ -407,7 +407,9 @@ print_table(FILE *out, const struct report *r, const struct func_list *l,
 	for (i = 0; i < rows; i++)
 		k->row(out, r, &l->v[i], total, modules, width);
 	if (rows < l->n)
-		fprintf(out, "... %zu more %s (%" PRIu64 " samples)\n",
+		fprintf(out,
+			"... %zu more %s (%" PRIu64
+			" samples): --top N shows more, --top all every one\n",
 			l->n - rows, k->what, func_list_samples(l, rows));
 }
 
@@ -581,6 +583,8 @@ report_text(const struct report *r, FILE *out)
 		print_functions(out, r, NULL, r->main, r->outside,
 				r->stopped > 0);
 	}
+	/* once per report, of all its samples */
+	report_text_missing_names(&r->funcs, r->total, out);
 	return 0;
 }
 

@@ -147,6 +147,23 @@ struct profile {
 	bool argv_truncated; /* some were left out, or cut */
 };
 
+/* The parts of a member file that hold data, by file offset, in order;
+ * the rest are holes (zeros). */
+struct profile_extents {
+	struct profile_extent {
+		uint64_t off, end;
+	} *v;
+	size_t n;
+	bool known; /* false: the file system could not tell, v is all */
+};
+
+/* Read the data extents of [0, SIZE) of FD into the zero-filled BUF,
+ * leaving the holes as they are, and list them in X (free X->v).  Returns
+ * 0, or -1 (errno set; 0 when the file ended first).
+ * (member-extents.c) */
+int profile_read_extents(int fd, uint8_t *buf, uint64_t size,
+			 struct profile_extents *x);
+
 /* Parse a complete member image BUF of SIZE bytes into OUT.  Returns 0, or
  * -1 with a reason (without the file name) in ERR. */
 int profile_parse(const void *buf, size_t size, struct profile *out, char *err,
