@@ -78,8 +78,8 @@ static struct {
 	struct layout layout;
 	struct collect col;
 	struct target tgt;
-	uint32_t vdso_size; /* bytes of the vdso image kept */
-	char dir[PATH_MAX]; /* absolute run directory */
+	uint32_t vdso_size;    /* bytes of the vdso image kept */
+	char dir[PATH_MAX];    /* absolute run directory */
 	struct shim_argv argv; /* the command line, for every member */
 } g;
 
@@ -359,8 +359,8 @@ set_collect(void *base)
 static int
 profile_open(pid_t pid, pid_t ppid, const struct profrun_header *from)
 {
-	struct proc_info p = {pid,	       ppid,	 writer_now_ns(),
-			      writer_cpu_ns(), cfg.freq, &g.argv};
+	struct proc_info p = {
+		pid, ppid, writer_now_ns(), writer_cpu_ns(), cfg.freq, &g.argv};
 	void *base;
 	int dfd, r;
 

@@ -34,8 +34,7 @@ note_module(const char **mods, size_t *n, const struct func *f)
 }
 
 void
-report_text_missing_names(const struct func_list *l, uint64_t total,
-			  FILE *out)
+report_text_missing_names(const struct func_list *l, uint64_t total, FILE *out)
 {
 	const char *mods[MODULES_NAMED];
 	uint64_t missing = 0;

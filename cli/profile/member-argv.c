@@ -50,10 +50,9 @@ profile_parse_argv(const uint8_t *buf, size_t avail, struct profile *p,
 		return 0; /* none, or a layout of a newer writer */
 	if (e.size < sizeof(a) || e.size > sizeof(a) + PROFILE_MAX_ARGV ||
 	    e.off + e.size > avail)
-		return profile_fail(err, errlen,
-				    "command line of %llu bytes at %llu",
-				    (unsigned long long)e.size,
-				    (unsigned long long)e.off);
+		return profile_fail(
+			err, errlen, "command line of %llu bytes at %llu",
+			(unsigned long long)e.size, (unsigned long long)e.off);
 	memcpy(&a, buf + e.off, sizeof(a));
 	if (a.size != e.size - sizeof(a) || a.argc == 0 || a.size == 0 ||
 	    a.argc > a.size || a.argc_all < a.argc ||
@@ -64,8 +63,8 @@ profile_parse_argv(const uint8_t *buf, size_t avail, struct profile *p,
 		return profile_fail(err, errlen, "out of memory");
 	memcpy(block, buf + e.off + sizeof(a), a.size);
 	p->argc_all = a.argc_all;
-	p->argv_truncated = (a.flags & PROFRUN_ARGV_TRUNCATED) != 0 ||
-			    a.argc_all > a.argc;
+	p->argv_truncated =
+		(a.flags & PROFRUN_ARGV_TRUNCATED) != 0 || a.argc_all > a.argc;
 	if (split_args(block, a.size, a.argc, p, err, errlen)) {
 		free(block);
 		free(p->argv);

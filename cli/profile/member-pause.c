@@ -56,7 +56,8 @@ profile_parse_pause(const uint8_t *buf, size_t avail, struct profile *p,
 	const struct profrun_header *h = &p->hdr;
 	struct profrun_region e;
 
-	if (!profile_find_region(buf, h, PROFRUN_REGION_PAUSE, &e) || e.version != 1)
+	if (!profile_find_region(buf, h, PROFRUN_REGION_PAUSE, &e) ||
+	    e.version != 1)
 		return 0; /* never paused, or a layout of a newer writer */
 	if (e.size < sizeof(p->pause) ||
 	    e.size > sizeof(p->pause) + 8ull * PROFILE_MAX_PAUSE_SLOTS)

@@ -128,7 +128,8 @@ profile_check_region_list(const uint8_t *buf, size_t avail, struct profile *p,
 					    "region list has two stack areas");
 		stacks = true;
 		if (e.kind == PROFRUN_REGION_STACKS
-			    ? profile_parse_stacks(buf, avail, p, &e, err, errlen)
+			    ? profile_parse_stacks(buf, avail, p, &e, err,
+						   errlen)
 			    : profile_parse_frames(buf, avail, p, &e, err,
 						   errlen))
 			return -1;

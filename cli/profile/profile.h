@@ -152,7 +152,7 @@ struct profile {
 struct profile_extents {
 	struct profile_extent {
 		uint64_t off, end;
-	} *v;
+	} * v;
 	size_t n;
 	bool known; /* false: the file system could not tell, v is all */
 };
