@@ -48,7 +48,8 @@ check_stack(void *ctx, const struct profile_stack *s)
 	fuzz_assert(s->count > 0, "stack with no count");
 	if (s->size > 0)
 		fuzz_assert(s->data[0] == s->data[0] &&
-				    s->data[s->size - 1] == s->data[s->size - 1],
+				    s->data[s->size - 1] ==
+					    s->data[s->size - 1],
 			    "stack bytes");
 	return 0;
 }

@@ -73,11 +73,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_assert(pcs[0] == s.regs[16], "the leaf is the interrupted PC");
 	for (size_t i = 0; i < n; i++) {
 		const struct profile_module *m =
-			pcs[i] >= LIBC_BIAS && pcs[i] < LIBC_BIAS + SPAN ? &mods[1]
-			: pcs[i] >= EXE_BIAS && pcs[i] < EXE_BIAS + SPAN ? &mods[0]
-									  : NULL;
-		struct sym_object o = {.build_id = "", .what = "fuzz",
-				       .granule = 1};
+			pcs[i] >= LIBC_BIAS && pcs[i] < LIBC_BIAS + SPAN
+				? &mods[1]
+			: pcs[i] >= EXE_BIAS && pcs[i] < EXE_BIAS + SPAN
+				? &mods[0]
+				: NULL;
+		struct sym_object o = {
+			.build_id = "", .what = "fuzz", .granule = 1};
 		struct sym_frame f[16];
 		int k;
 
@@ -88,7 +90,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		k = symbolize_frames(sz, &o, pcs[i] - m->bias, f, 16);
 		fuzz_assert(k >= 1 && k <= 16, "levels");
 		for (int j = 0; j < k; j++)
-			fuzz_assert(f[j].name != NULL, "a level without a name");
+			fuzz_assert(f[j].name != NULL,
+				    "a level without a name");
 	}
 	return 0;
 }

@@ -132,6 +132,7 @@ on_thread_end(void *unused)
 
 	(void)unused;
 	threads_unregister_self();
+	altstack_thread_end();
 	errno = saved;
 }
 
@@ -370,6 +371,7 @@ trampoline(void *p)
 	t_prof_blocked = s.prof_blocked;
 	if (virtualizing()) {
 		adopt_real_mask(); /* pthread_attr_setsigmask_np */
+		altstack_thread_start();
 		stacks_thread_start();
 		threads_register_self(false);
 		if (have_end_key)

@@ -241,17 +241,29 @@ scan_once(const char *main_exe)
 		__atomic_store_n(&h->mod_generation, s.gen, __ATOMIC_RELEASE);
 }
 
-/* Not async-signal-safe. */
+/* Not async-signal-safe.
+ *
+ * The hand-off: a caller raises pending, then tries to become the scanner
+ * (busy); the scanner, after each scan, drops busy and looks at pending
+ * again.  The two are Dekker's pattern (a store, then a load of the other
+ * variable, on each side): with release and acquire only, the scanner's
+ * load of pending could be ordered before its store to busy (a store
+ * buffer), so it would see no request while the caller still saw busy
+ * set, and that request was lost.  Every access is sequentially
+ * consistent: in their single order, either the caller's exchange comes
+ * after the scanner's release of busy (the caller scans itself) or its
+ * store of pending comes before the scanner's load (the scanner goes
+ * round again). */
 void
 modules_scan(const char *main_exe)
 {
-	__atomic_store_n(&ms.pending, 1, __ATOMIC_RELEASE);
-	while (__atomic_load_n(&ms.pending, __ATOMIC_ACQUIRE)) {
-		if (__atomic_exchange_n(&ms.busy, 1, __ATOMIC_ACQUIRE))
+	__atomic_store_n(&ms.pending, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&ms.pending, __ATOMIC_SEQ_CST)) {
+		if (__atomic_exchange_n(&ms.busy, 1, __ATOMIC_SEQ_CST))
 			return; /* the running scan goes round again */
-		__atomic_store_n(&ms.pending, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&ms.pending, 0, __ATOMIC_SEQ_CST);
 		if (ms.hdr != NULL && ms.hdr->modules_off != 0)
 			scan_once(main_exe);
-		__atomic_store_n(&ms.busy, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&ms.busy, 0, __ATOMIC_SEQ_CST);
 	}
 }

@@ -427,8 +427,10 @@ pause_finish(void)
 	sigset_t old;
 	uint64_t now;
 
+	if (rec == NULL || !pause_now())
+		return; /* no pause to close: no system call (the exit path) */
 	pause_lock(&old);
-	if (rec != NULL && pause_now()) {
+	if (pause_now()) {
 		now = writer_cpu_ns();
 		if (now > rec->mark_cpu_ns)
 			rec->paused_cpu_ns += now - rec->mark_cpu_ns;

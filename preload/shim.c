@@ -425,16 +425,24 @@ profile_open(pid_t pid, pid_t ppid, const struct profrun_header *from)
 	return 0;
 }
 
-/* Async-signal-safe. */
-void
-shim_check_takeover(void)
+/* shim_check_takeover() in the owner.  Async-signal-safe. */
+static void
+check_takeover_owned(void)
 {
-	if (g.state != SHIM_ON || getpid() != g.owner || !timer_taken_over())
+	if (g.state != SHIM_ON || !timer_taken_over())
 		return;
 	timer_forget();
 	mark_stopped(
 		PROFRUN_F_RIVAL_SIGNAL,
 		"SIGPROF was taken over without sigaction() or signal() (profil() inside libc, or a direct system call)");
+}
+
+/* Async-signal-safe. */
+void
+shim_check_takeover(void)
+{
+	if (g.state == SHIM_ON && getpid() == g.owner)
+		check_takeover_owned();
 }
 
 /* Not async-signal-safe. */
@@ -449,16 +457,22 @@ shim_modules_changed(void)
 }
 
 /* ---------------------------------------------------------------- exit */
-static void shim_finish(int status, bool names);
-static void shim_release(void);
+/* The exit paths make as few system calls as they can, for programs in a
+ * seccomp sandbox (README, Limits): getpid once, one rt_sigaction query
+ * (was SIGPROF taken over behind our back?), clock_gettime on each live
+ * thread's CPU clock, getrusage, and mincore and madvise(MADV_REMOVE) to
+ * give back the member's unused blocks.  The timers are not deleted:
+ * counting is closed (timer_close) and the process ends. */
+static void finish_owned(int status, bool names);
+static void release_owned(void);
 
 /* on_exit() hook, registered before anything of the program's, so the
  * last of exit()'s handlers: after the program's own, and after the
  * destructors (run by the dynamic linker's exit handler, registered after
  * ours), whose samples are all in by now.  Record the objects loaded now
  * (libc's own dlopens, as for NSS, go through no hook), finish the
- * profile, disarm and give back the unused blocks.  Not async-signal-safe
- * (neither is exit). */
+ * profile, close counting and give back the unused blocks.  Not
+ * async-signal-safe (neither is exit). */
 static void
 on_exit_hook(int status, void *arg)
 {
@@ -466,54 +480,52 @@ on_exit_hook(int status, void *arg)
 
 	if (g.state == SHIM_OFF || getpid() != g.owner)
 		return;
-	shim_modules_changed();
-	shim_finish(status, true);
-	shim_release();
+	if (g.state == SHIM_ON)
+		modules_scan(g.tgt.exe);
+	finish_owned(status, true);
+	release_owned();
 	errno = saved;
 }
 
 /* Shells end with _exit(), and so do many fork children.  No module scan
  * here: _exit() may be called from a signal handler, and the scan takes
  * the dynamic linker's lock.  A vfork or raw-clone child, which shares the
- * owner's memory but is not the owner, leaves the profile alone. */
+ * owner's memory but is not the owner, leaves the profile alone.
+ * Async-signal-safe. */
 void
 shim_exit_now(int status)
 {
-	shim_finish(status, false);
-	shim_release();
-}
-
-/* The process is done: sampling disarmed (handlers in flight drained),
- * the member's unused blocks given back, and nothing of ours touches it
- * again.  Async-signal-safe. */
-static void
-shim_release(void)
-{
 	int saved = errno;
 
 	if (g.state == SHIM_OFF || getpid() != g.owner)
 		return;
-	if (g.state == SHIM_ON)
-		timer_stop();
-	g.state = SHIM_OFF;
-	writer_release(g.hdr);
+	finish_owned(status, false);
+	release_owned();
 	errno = saved;
 }
 
-/* Finish the profile with STATUS; NAMES: read the live threads' names
- * (exit(), not _exit(): fewer system calls there).  Async-signal-safe. */
+/* The owner is done: counting closed (handlers in flight drained), the
+ * member's unused blocks given back, and nothing of ours touches it
+ * again.  Async-signal-safe. */
 static void
-shim_finish(int status, bool names)
+release_owned(void)
 {
-	int saved = errno;
+	if (g.state == SHIM_ON)
+		timer_close();
+	g.state = SHIM_OFF;
+	writer_release(g.hdr);
+}
 
-	if (g.state == SHIM_OFF || getpid() != g.owner)
-		return;
-	shim_check_takeover();
+/* Finish the owner's profile with STATUS; NAMES: read the live threads'
+ * names (exit(), not _exit(): fewer system calls there).
+ * Async-signal-safe. */
+static void
+finish_owned(int status, bool names)
+{
+	check_takeover_owned();
 	threads_finish(names);
 	pause_finish();
 	writer_finish(g.hdr, PROFRUN_STATE_EXITED, status & 0xff);
-	errno = saved;
 }
 
 /* ---------------------------------------------------------------- fork */
@@ -566,9 +578,9 @@ shim_exec_begin(void)
 {
 	if (g.state == SHIM_OFF || getpid() != g.owner)
 		return false;
-	shim_check_takeover();
+	check_takeover_owned();
 	if (g.state == SHIM_ON) {
-		timer_stop();
+		timer_stop_exec();
 		masks_apply_view(true);
 	}
 	threads_finish(false);
@@ -644,7 +656,10 @@ startup(int argc, char **argv)
 		return;
 	pause_configure(cfg.start_paused, cfg.toggle_sig, cfg.delay_ns,
 			cfg.duration_ns);
+	altstack_thread_start(); /* before the first sample */
 	profile_open(getpid(), getppid(), NULL);
+	if (g.state != SHIM_ON)
+		altstack_thread_end();
 	if (g.hdr == NULL)
 		return;
 	masks_init();

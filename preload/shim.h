@@ -11,6 +11,7 @@
  *   threads.c a CPU-time timer per thread, and per-thread records
  *   masks.c   pthread_create, and the signal masks as the program sees them
  *   stacks.c  call stacks: registers and stack copied per sample (-g)
+ *   altstack.c an alternate signal stack of ours per thread, sigaltstack()
  *   collect.h pure bucket, carry and PC-table arithmetic of the handler
  *
  * Every function states whether it is async-signal-safe.  Functions return
@@ -296,6 +297,19 @@ int timer_start(const struct collect *c, uint32_t freq);
  * Async-signal-safe. */
 void timer_stop(void);
 
+/* Stop counting: once it returns no handler reads or writes the member
+ * (handlers running on other threads are waited for; a handler that
+ * comes later returns at once).  The timers and SIGPROF's action stay as
+ * they are: enough for a process that ends now.  No system call unless a
+ * handler is running on another thread (sched_yield then).
+ * Async-signal-safe. */
+void timer_close(void);
+
+/* timer_stop() before an exec: the same, but profil()'s state is left
+ * (it dies with the image; after a failed exec timer_start() restarts
+ * it), which saves its two system calls.  Async-signal-safe. */
+void timer_stop_exec(void);
+
 /* In a fork child, before anything else: forget the parent's other
  * threads.  Async-signal-safe. */
 void timer_fork_child(void);
@@ -484,5 +498,15 @@ void stacks_seal(void);
 /* In the handler: the interrupted context CTX, standing for COUNT samples,
  * in module generation GEN.  Async-signal-safe. */
 void stacks_record(void *ctx, uint32_t count, uint32_t gen);
+
+/* ---------------------------------------------------------------- altstack.c */
+/* Give the calling thread an alternate signal stack of ours for the
+ * handler (SA_ONSTACK), unless it has one (the program's wins).
+ * Async-signal-safe (system calls only). */
+void altstack_thread_start(void);
+
+/* The calling thread ends: take ours down and unmap it.
+ * Async-signal-safe. */
+void altstack_thread_end(void);
 
 #endif /* PROFRUN_SHIM_H */

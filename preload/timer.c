@@ -23,14 +23,18 @@
 
 #include "shim.h"
 
-static struct collect active;	     /* what the handler counts into */
+static struct collect active; /* what the handler counts into */
+/* &active while the handler may count, NULL once counting stopped: the
+ * handler reads the member only through it (see timer_close) */
+static const struct collect *live;
 static struct sigaction profil_act;  /* profil()'s own handler */
 static struct sigaction program_act; /* what the program believes it has */
 static bool have_program_act;
 static bool running;
-static int inflight; /* handlers running right now */
+static int inflight; /* handlers between their check of live and return */
 
-#define OUR_FLAGS   (SA_SIGINFO | SA_RESTART) /* our handler's sa_flags */
+/* our handler's sa_flags: on the thread's alternate stack (altstack.c) */
+#define OUR_FLAGS   (SA_SIGINFO | SA_RESTART | SA_ONSTACK)
 #define DRAIN_SPINS 100000 /* bound on waiting for in-flight handlers */
 #define MAX_OVERRUN 1000   /* merged expirations counted per signal */
 
@@ -49,18 +53,6 @@ ucontext_pc(void *ctx)
 #else
 #error "profrun: no program counter in ucontext_t for this architecture"
 #endif
-}
-
-/* One sample at the interrupted PC, into profil()'s buffer and our tables
- * (profil's own handler does a plain ++, which loses counts when threads
- * on two CPUs hit one bucket at once).  Async-signal-safe. */
-static void
-count_one(int sig, siginfo_t *si, void *uc)
-{
-	(void)sig;
-	(void)si;
-	if (active.hdr != NULL)
-		collect_count(&active, ucontext_pc(uc));
 }
 
 /* True for a SIGPROF of our timers: a thread's POSIX timer (SI_TIMER with
@@ -105,42 +97,57 @@ foreign_sigprof(void)
 		timer_foreign_action();
 }
 
+/* Count N samples at the context UC into C: the histogram or the PC
+ * table, the thread's record, its stack.  Async-signal-safe. */
+static void
+count_samples(const struct collect *c, uint64_t n, void *uc)
+{
+	uintptr_t pc = ucontext_pc(uc);
+
+	for (uint64_t i = 0; i < n; i++)
+		collect_count(c, pc);
+	threads_count_samples(n);
+	stacks_record(
+		uc, (uint32_t)n,
+		__atomic_load_n(&c->hdr->mod_generation, __ATOMIC_RELAXED));
+}
+
 /* Our SIGPROF handler.  A timer expiration merged into a pending one
  * (si_overrun: the thread stayed in one system call for several
- * intervals) is a sample at the same PC.  Async-signal-safe: no
- * allocation, no locks, only the clock and signal system calls. */
+ * intervals) is a sample at the same PC.  It counts only through live,
+ * loaded after announcing itself in inflight (timer_close says why).
+ * Async-signal-safe: no allocation, no locks, only the clock and signal
+ * system calls. */
 static void
 on_sigprof(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
+	bool window = si->si_code == SI_TIMER &&
+		      si->si_value.sival_int == PAUSE_WINDOW_MAGIC;
+	const struct collect *c;
 	uint64_t n = 1;
 
-	if (si->si_code == SI_TIMER &&
-	    si->si_value.sival_int == PAUSE_WINDOW_MAGIC) {
-		pause_window_edge(); /* pause.c: the CPU window's timer */
-		errno = saved;
-		return;
-	}
-	if (!is_our_timer(si)) {
+	(void)sig;
+	if (!window && !is_our_timer(si)) {
 		foreign_sigprof();
 		errno = saved;
 		return;
 	}
-	__atomic_add_fetch(&inflight, 1, __ATOMIC_ACQUIRE);
-	if (si->si_code == SI_TIMER && si->si_overrun > 0)
-		n += si->si_overrun < MAX_OVERRUN ? (uint64_t)si->si_overrun
-						  : MAX_OVERRUN;
-	/* paused: dropped, and counted as such (pause.c) */
-	n = pause_now() ? pause_drop(n) : threads_keep(n);
-	for (uint64_t i = 0; i < n; i++)
-		count_one(sig, si, uc);
-	if (active.hdr != NULL && n > 0) {
-		threads_count_samples(n);
-		stacks_record(uc, (uint32_t)n,
-			      __atomic_load_n(&active.hdr->mod_generation,
-					      __ATOMIC_RELAXED));
+	__atomic_add_fetch(&inflight, 1, __ATOMIC_SEQ_CST);
+	c = __atomic_load_n(&live, __ATOMIC_SEQ_CST);
+	if (c != NULL && window) {
+		pause_window_edge(); /* pause.c: the CPU window's timer */
+	} else if (c != NULL) {
+		if (si->si_code == SI_TIMER && si->si_overrun > 0)
+			n += si->si_overrun < MAX_OVERRUN
+				     ? (uint64_t)si->si_overrun
+				     : MAX_OVERRUN;
+		/* paused: dropped, and counted as such (pause.c) */
+		n = pause_now() ? pause_drop(n) : threads_keep(n);
+		if (n > 0)
+			count_samples(c, n, uc);
 	}
-	__atomic_sub_fetch(&inflight, 1, __ATOMIC_RELEASE);
+	__atomic_sub_fetch(&inflight, 1, __ATOMIC_SEQ_CST);
 	errno = saved;
 }
 
@@ -245,7 +252,8 @@ timer_start(const struct collect *c, uint32_t freq)
 			return -EBUSY;
 		have_program_act = true;
 	}
-	active = *c;
+	active = *c; /* no handler reads it: live is NULL (timer_close) */
+	__atomic_store_n(&live, &active, __ATOMIC_SEQ_CST);
 	sigemptyset(&prof);
 	sigaddset(&prof, SIGPROF);
 	REAL(pthread_sigmask)(SIG_BLOCK, &prof, &old);
@@ -260,28 +268,70 @@ timer_start(const struct collect *c, uint32_t freq)
 
 /* Async-signal-safe. */
 void
+timer_close(void)
+{
+	/* Dekker's pattern, every access sequentially consistent: a handler
+	 * adds itself to inflight, then loads live; we store NULL, then load
+	 * inflight.  In the single order of these four, either the handler's
+	 * load comes after our store (it sees NULL and counts nothing) or
+	 * its increment comes before our load (we wait for it).  So once this
+	 * returns no handler touches the member, and anything written after
+	 * (the stop note, the end record, the blocks given back) is never
+	 * raced by a count or a wrap carry.  The wait is bounded: a handler
+	 * that never returns (stopped under a debugger) is not waited for. */
+	__atomic_store_n(&live, NULL, __ATOMIC_SEQ_CST);
+	for (int n = 0; n < DRAIN_SPINS &&
+			__atomic_load_n(&inflight, __ATOMIC_SEQ_CST) != 0;
+	     n++)
+		sched_yield();
+}
+
+/* Stop the timers and drop a pending SIGPROF of ours, counting closed:
+ * ignore SIGPROF (discards pending ones).  Async-signal-safe. */
+static void
+quiet_sigprof(void)
+{
+	struct sigaction ign;
+
+	timer_close();
+	pause_window_stop(); /* it sends SIGPROF too */
+	threads_disarm_all();
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	REAL(sigaction)(SIGPROF, &ign, NULL); /* drops a pending SIGPROF */
+}
+
+/* Async-signal-safe. */
+void
 timer_stop(void)
 {
-	static const struct itimerval zero;
-	struct sigaction ign;
 	int saved = errno;
 
 	if (!running)
 		return;
-	memset(&ign, 0, sizeof(ign));
-	ign.sa_handler = SIG_IGN;
-	pause_window_stop(); /* it sends SIGPROF too */
-	threads_disarm_all();
-	REAL(setitimer)(ITIMER_PROF, &zero, NULL);
-	REAL(sigaction)(SIGPROF, &ign, NULL); /* drops a pending SIGPROF */
-	/* profil(NULL) clears the buffer pointer its handler increments
-	 * through: let handlers already running on other threads finish. */
-	for (int n = 0; n < DRAIN_SPINS &&
-			__atomic_load_n(&inflight, __ATOMIC_ACQUIRE) != 0;
-	     n++)
-		sched_yield();
+	quiet_sigprof();
+	/* profil(NULL) puts back the action and ITIMER_PROF (disarmed by
+	 * arm_rate) it found, and forgets our buffer: a program that calls
+	 * profil() after taking over starts from glibc's clean state */
 	REAL(profil)(NULL, 0, 0, 0);
 	REAL(sigaction)(SIGPROF, &program_act, NULL);
+	running = false;
+	errno = saved;
+}
+
+/* Async-signal-safe. */
+void
+timer_stop_exec(void)
+{
+	int saved = errno;
+
+	if (!running)
+		return;
+	quiet_sigprof();
+	/* the new image keeps only an ignored SIGPROF; profil's state dies
+	 * with this one (after a failed exec, profil() restarts it) */
+	if (program_act.sa_handler != SIG_IGN)
+		REAL(sigaction)(SIGPROF, &program_act, NULL);
 	running = false;
 	errno = saved;
 }
@@ -322,6 +372,7 @@ timer_taken_over(void)
 void
 timer_forget(void)
 {
+	timer_close();
 	running = false;
 }
 
@@ -361,4 +412,6 @@ timer_fork_child(void)
 	/* handlers that were running on the parent's other threads do not
 	 * exist here */
 	__atomic_store_n(&inflight, 0, __ATOMIC_RELAXED);
+	/* the parent's member is unmapped here: timer_start publishes ours */
+	__atomic_store_n(&live, NULL, __ATOMIC_SEQ_CST);
 }

@@ -260,11 +260,15 @@ writer_absolute(const char *path, char *out, size_t outsz)
 int
 writer_open_dir(const char *dir)
 {
-	int fd;
+	int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	int fd = open(dir, flags);
 
+	/* opened first: a fork child in a seccomp sandbox needs no mkdir */
+	if (fd >= 0 || errno != ENOENT)
+		return fd < 0 ? -errno : fd;
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return -errno;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = open(dir, flags);
 	return fd < 0 ? -errno : fd;
 }
 

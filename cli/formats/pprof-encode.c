@@ -17,7 +17,7 @@ pb_raw(struct pbuf *b, const void *data, size_t len)
 	size_t cap;
 	uint8_t *d;
 
-	if (b->oom)
+	if (b->oom || len == 0) /* an empty part: DATA may be NULL */
 		return;
 	if (b->n + len > b->cap) {
 		cap = b->cap ? b->cap : 256;

@@ -403,8 +403,8 @@ merge_outside_frames(const struct merge_outside *mo, uint64_t load_bias,
 	for (size_t i = 0; i < mo->nstacks; i++) {
 		const struct merge_stack *st = &mo->stacks[i];
 		struct profrun_frame_record r = {
-			st->count, st->n < UINT16_MAX ? (uint16_t)st->n
-						      : UINT16_MAX, 0};
+			st->count,
+			st->n < UINT16_MAX ? (uint16_t)st->n : UINT16_MAX, 0};
 
 		memcpy(b + off, &r, sizeof(r));
 		off += sizeof(r);

@@ -30,7 +30,7 @@ struct merge_outside {
 	size_t nframes, frames_cap;
 	struct merge_stack *stacks;
 	size_t nstacks, stacks_cap;
-	bool any_stacks;     /* some input had stacks */
+	bool any_stacks;	/* some input had stacks */
 	uint64_t stack_samples; /* all samples of those inputs */
 	uint64_t stacks_total;	/* samples their stacks stand for */
 	uint32_t stack_max;

@@ -34,10 +34,10 @@ struct builder {
 	struct symbolizer *sz;
 	const struct profile *p;
 	struct unwinder *u;
-	struct strmap addrs;  /* "object\1addr" -> struct addr_frames */
+	struct strmap addrs;	/* "object\1addr" -> struct addr_frames */
 	struct u64map pcs_seen; /* this process's PC | gen << 48 -> the same */
-	struct strmap fns;    /* "module\1name" -> index + 1 */
-	struct u64map traces; /* hash of a trace's addresses -> index + 1 */
+	struct strmap fns;	/* "module\1name" -> index + 1 */
+	struct u64map traces;	/* hash of a trace's addresses -> index + 1 */
 	size_t fns_cap, frames_cap, traces_cap;
 	uint32_t next_id;
 	uint64_t pcs[MAX_PCS];
@@ -112,7 +112,7 @@ locate(struct builder *b, uint64_t pc, uint32_t gen, struct sym_object *o,
 
 /* The named frames at run-time PC (a leaf when LEAF). */
 static const struct addr_frames *name_frames(struct builder *b, uint64_t pc,
-					      uint32_t gen);
+					     uint32_t gen);
 
 /* The named frames at run-time PC of B's process in generation GEN: by
  * the PC first (most stacks repeat most of their frames), else by object
@@ -186,9 +186,9 @@ name_frames(struct builder *b, uint64_t pc, uint32_t gen)
 		af->f[i].fn = (uint32_t)fn;
 		af->f[i].inlined = lv[i].inlined;
 		af->f[i].addr = addr;
-		af->f[i].file =
-			lv[i].file ? strmap_intern(&b->s->strs, lv[i].file)
-				   : NULL;
+		af->f[i].file = lv[i].file
+					? strmap_intern(&b->s->strs, lv[i].file)
+					: NULL;
 		af->f[i].line = lv[i].line > 0 ? (uint32_t)lv[i].line : 0;
 	}
 	slot->value = af; /* no other lookup in b->addrs moved it */
@@ -201,8 +201,8 @@ static bool
 is_thread_start(const char *sym)
 {
 	static const char *const names[] = {
-		"start", "clone", "clone3", "start_thread",
-		"libc_start_main", "libc_start_call_main",
+		"start",	"clone",	   "clone3",
+		"start_thread", "libc_start_main", "libc_start_call_main",
 	};
 
 	/* glibc's internal aliases: __GI___clone3 */
@@ -402,8 +402,8 @@ set_inclusive(struct report *r)
 		char *key;
 		struct strmap_slot *slot;
 
-		if (asprintf(&key, "%s%s", s->fns[i].module,
-			     s->fns[i].name) < 0) {
+		if (asprintf(&key, "%s%s", s->fns[i].module, s->fns[i].name) <
+		    0) {
 			ret = -1;
 			break;
 		}

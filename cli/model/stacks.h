@@ -33,9 +33,9 @@ struct stack_fn {
  * consecutive, innermost first, all with the same addr; every one of
  * them but the last (outermost) has inlined set. */
 struct stack_frame {
-	uint32_t fn;   /* index into report_stacks.fns */
-	bool inlined;  /* inlined into the next frame (toward the root) */
-	uint64_t addr; /* link-time address in fn's module: the PC for the
+	uint32_t fn;	  /* index into report_stacks.fns */
+	bool inlined;	  /* inlined into the next frame (toward the root) */
+	uint64_t addr;	  /* link-time address in fn's module: the PC for the
 			* leaf, the return address - 1 for callers */
 	const char *file; /* source file (interned), NULL when unknown */
 	uint32_t line;	  /* 0 when unknown */
@@ -54,7 +54,7 @@ struct stack_trace {
 };
 
 struct report_stacks {
-	bool present;	   /* some selected process recorded stacks */
+	bool present; /* some selected process recorded stacks */
 	struct stack_fn *fns;
 	size_t nfns;
 	struct stack_frame *frames;

@@ -85,8 +85,8 @@ inlined_levels(struct module *m, Dwarf_Addr maddr, struct sym_frame *out,
 			continue;
 		raw = die_raw_name(&scopes[i]);
 		out[k].symbol = raw ? intern(m, raw) : "[inlined]";
-		out[k].name = raw ? shown_name(m, raw, m->demangle)
-				  : "[inlined]";
+		out[k].name =
+			raw ? shown_name(m, raw, m->demangle) : "[inlined]";
 		out[k].inlined = true;
 		out[k].entry = 0;
 		/* this level's line is where the next one inside called it */

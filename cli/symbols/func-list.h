@@ -19,7 +19,7 @@ struct func {
 	int line;      /* 0 when unknown */
 	uint64_t addr; /* entry address (link-time) */
 	uint64_t samples;
-	uint64_t kernel; /* of them, taken right after a system call */
+	uint64_t kernel;    /* of them, taken right after a system call */
 	uint64_t inclusive; /* stacks with it anywhere on them, scaled to
 			     * samples; 0 when the run has no stacks */
 };

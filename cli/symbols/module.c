@@ -254,8 +254,8 @@ module_new(const struct sym_object *obj, const struct sym_opts *o)
 	m->build_id = strdup(obj->build_id);
 	m->library = obj->library;
 	m->demangle = o->demangle;
-	if (m->exe && asprintf(&m->unknown_name, "[%s]",
-			       module_display(m->exe)) < 0)
+	if (m->exe &&
+	    asprintf(&m->unknown_name, "[%s]", module_display(m->exe)) < 0)
 		m->unknown_name = NULL;
 	if (!m->exe || !m->build_id || !m->unknown_name) {
 		module_free(m);

@@ -88,8 +88,10 @@ add_unknown(struct walk *w, uint64_t addr, uint64_t end, long gap,
 		if (r->open && !(r->fde && r->start == lo) && flush_range(w))
 			return -1;
 		if (!r->open)
-			*r = (struct range){.open = true, .fde = true,
-					    .start = lo, .end = hi};
+			*r = (struct range){.open = true,
+					    .fde = true,
+					    .start = lo,
+					    .end = hi};
 		r->samples += count;
 		r->kernel += w->kernel;
 		return 0;

@@ -73,8 +73,7 @@ set_initial_registers(Dwfl_Thread *thread, void *arg)
 
 	for (size_t i = 0; i < PROFRUN_STACK_REGS; i++)
 		regs[i] = u->cur->regs[i];
-	return dwfl_thread_state_registers(thread, 0, PROFRUN_STACK_REGS,
-					   regs);
+	return dwfl_thread_state_registers(thread, 0, PROFRUN_STACK_REGS, regs);
 }
 
 static const Dwfl_Thread_Callbacks thread_callbacks = {
