@@ -311,6 +311,8 @@ plenty_of_room(int fd, uint64_t size)
 	       avail / WRITER_SPARSE_FACTOR >= size;
 }
 
+static int sparse_members = -1; /* size_member's choice, -1: not made */
+
 /* Give FD its SIZE bytes.  With plenty of room on the disk the file stays
  * sparse: blocks are taken only as pages are written, so start-up costs
  * one ftruncate and an ended process has next to nothing to give back
@@ -329,7 +331,11 @@ size_member(int fd, uint64_t size)
 	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
 	    size > rl.rlim_cur)
 		return -EFBIG;
-	if (plenty_of_room(fd, size))
+	/* decided once per image, at its first member: a fork child keeps
+	 * its parent's choice and makes no more system calls for it */
+	if (sparse_members < 0)
+		sparse_members = plenty_of_room(fd, size);
+	if (sparse_members)
 		return ftruncate(fd, (off_t)size) == 0 ? 0 : -errno;
 	if (fallocate(fd, 0, 0, (off_t)size) == 0)
 		return 0;
