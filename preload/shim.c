@@ -78,8 +78,9 @@ static struct {
 	struct layout layout;
 	struct collect col;
 	struct target tgt;
-	uint32_t vdso_size; /* bytes of the vdso image kept */
-	char dir[PATH_MAX]; /* absolute run directory */
+	uint32_t vdso_size;    /* bytes of the vdso image kept */
+	char dir[PATH_MAX];    /* absolute run directory */
+	struct shim_argv argv; /* the command line, for every member */
 } g;
 
 /* Not async-signal-safe on first call (dlsym). */
@@ -358,8 +359,8 @@ set_collect(void *base)
 static int
 profile_open(pid_t pid, pid_t ppid, const struct profrun_header *from)
 {
-	struct proc_info p = {pid, ppid, writer_now_ns(), writer_cpu_ns(),
-			      cfg.freq};
+	struct proc_info p = {
+		pid, ppid, writer_now_ns(), writer_cpu_ns(), cfg.freq, &g.argv};
 	void *base;
 	int dfd, r;
 
@@ -376,7 +377,7 @@ profile_open(pid_t pid, pid_t ppid, const struct profrun_header *from)
 		return dfd;
 	}
 	writer_layout(&g.layout, strlen(g.tgt.exe), g.tgt.nbuckets, g.vdso_size,
-		      stacks_area_size());
+		      stacks_area_size(), writer_argv_size(&g.argv));
 	r = writer_create_member(dfd, pid, g.layout.file_size, &base, NULL);
 	close(dfd);
 	if (r == -EFBIG) {
@@ -628,14 +629,16 @@ resolve_output(void)
 	return 0;
 }
 
-/* Everything the constructor does.  Not async-signal-safe. */
+/* Everything the constructor does, with the command line it received.
+ * Not async-signal-safe. */
 static void
-startup(void)
+startup(int argc, char **argv)
 {
 	int r;
 
 	if (getauxval(AT_SECURE))
 		return;
+	writer_capture_argv(&g.argv, argc, argv);
 	remember_stderr();
 	read_settings();
 	resolve_all();
@@ -665,11 +668,14 @@ startup(void)
 	pthread_atfork(on_fork_prepare, NULL, on_fork_child);
 }
 
+/* The C library passes a preloaded object's constructors the program's
+ * argc, argv and environment. */
 __attribute__((constructor)) static void
-profrun_init(void)
+profrun_init(int argc, char **argv, char **envp)
 {
 	int saved = errno;
 
-	startup();
+	(void)envp;
+	startup(argc, argv);
 	errno = saved;
 }

@@ -188,6 +188,8 @@ void dl_resolve_all(void);
 /* ---------------------------------------------------------------- writer.c */
 struct layout {
 	uint64_t strings_off;
+	uint64_t argv_off; /* the command line; 0 when none is kept */
+	uint32_t argv_size;
 	uint32_t strings_size;
 	uint32_t exe_off;   /* absolute file offset of the exe path */
 	uint32_t note_area; /* absolute file offset of the note slot */
@@ -207,6 +209,12 @@ struct layout {
 	uint64_t file_size;
 };
 
+/* The command line as the constructor received it, bounded. */
+struct shim_argv {
+	struct profrun_argv head;
+	char data[PROFRUN_ARGV_MAX];
+};
+
 /* What the header records about the process at start. */
 struct proc_info {
 	int32_t pid;
@@ -214,16 +222,27 @@ struct proc_info {
 	int64_t start_ns;
 	uint64_t cpu_start_ns;
 	uint32_t rate_requested;
+	const struct shim_argv *argv; /* NULL: none kept */
 };
 
+/* Keep ARGC arguments of ARGV into A: as many whole arguments as fit in
+ * PROFRUN_ARGV_MAX bytes (the last one cut, flagged truncated, when it
+ * alone does not fit).  Pure, async-signal-safe. */
+void writer_capture_argv(struct shim_argv *a, int argc, char *const *argv);
+
+/* Bytes of A's region in a member (0 when A is NULL or empty).  Pure. */
+uint32_t writer_argv_size(const struct shim_argv *a);
+
 /* Compute the member file layout for an exe path of EXE_LEN bytes (without
- * NUL), NBUCKETS counters, a vdso image of VDSO_SIZE bytes (0: none) and a
- * stack area of STACKS_SIZE bytes (0: none).  Pure, async-signal-safe. */
+ * NUL), NBUCKETS counters, a vdso image of VDSO_SIZE bytes (0: none), a
+ * stack area of STACKS_SIZE bytes (0: none) and a command line of
+ * ARGV_SIZE bytes (writer_argv_size; 0: none).  Pure, async-signal-safe. */
 void writer_layout(struct layout *l, size_t exe_len, uint64_t nbuckets,
-		   uint32_t vdso_size, uint64_t stacks_size);
+		   uint32_t vdso_size, uint64_t stacks_size,
+		   uint32_t argv_size);
 
 /* Initialize a zero-filled member image BASE (l->file_size bytes): header,
- * exe path; the tables, histogram, module records and vdso image stay
+ * exe path, the command line P->argv; the tables, histogram, module records and vdso image stay
  * zero.  Pure, async-signal-safe. */
 void writer_init(void *base, const struct layout *l, const struct target *t,
 		 const struct proc_info *p);

@@ -4,6 +4,8 @@
  *
  *   0            header (PROFRUN_HEADER_SIZE bytes)
  *   strings_off  exe path NUL, then SHIM_NOTE_MAX bytes kept for the note
+ *   argv_off     struct profrun_argv, then the arguments  (64-byte aligned;
+ *                only in the list, and only when there is a command line)
  *   wraps_off    struct profrun_wrap[PROFRUN_WRAP_SLOTS]   (64-byte aligned)
  *   hist_off     uint16_t hist[nbuckets]                     (profil's buffer)
  *   pcs_off      struct profrun_pc[PROFRUN_PC_SLOTS]         (64-byte aligned)
@@ -30,6 +32,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,19 +41,29 @@
 
 #define ALIGN_UP(x, a) (((x) + (a)-1) & ~(uint64_t)((a)-1))
 #define MEMBER_TRIES   10000
+/* Free space above which members stay sparse (size_member). */
+#define WRITER_SPARSE_FREE   (1ull << 30)
+#define WRITER_SPARSE_FACTOR 64u
 #define WRITER_PAUSE_SIZE                                                      \
 	(sizeof(struct profrun_pause) + PROFRUN_THREAD_SLOTS * sizeof(uint64_t))
 
 /* Pure, async-signal-safe. */
 void
 writer_layout(struct layout *l, size_t exe_len, uint64_t nbuckets,
-	      uint32_t vdso_size, uint64_t stacks_size)
+	      uint32_t vdso_size, uint64_t stacks_size, uint32_t argv_size)
 {
 	l->strings_off = PROFRUN_HEADER_SIZE;
 	l->strings_size = (uint32_t)ALIGN_UP(exe_len + 1 + SHIM_NOTE_MAX, 8);
 	l->exe_off = (uint32_t)l->strings_off;
 	l->note_area = (uint32_t)(l->strings_off + exe_len + 1);
-	l->wraps_off = ALIGN_UP(l->strings_off + l->strings_size, 64);
+	/* the command line beside the header, in the pages an ended
+	 * process keeps anyway */
+	l->argv_off =
+		argv_size ? ALIGN_UP(l->strings_off + l->strings_size, 64) : 0;
+	l->argv_size = argv_size;
+	l->wraps_off = ALIGN_UP(argv_size ? l->argv_off + argv_size
+					  : l->strings_off + l->strings_size,
+				64);
 	l->hist_off =
 		l->wraps_off +
 		PROFRUN_WRAP_SLOTS * (uint64_t)sizeof(struct profrun_wrap);
@@ -105,6 +118,7 @@ write_regions(void *base, const struct layout *l)
 			 (uint64_t)sizeof(struct profrun_thread)},
 		{PROFRUN_REGION_PAUSE, 1, 0, l->pause_off, WRITER_PAUSE_SIZE},
 		{PROFRUN_REGION_STACKS, 1, 0, l->stacks_off, l->stacks_size},
+		{PROFRUN_REGION_ARGV, 1, 0, l->argv_off, l->argv_size},
 		{PROFRUN_REGION_DIRECTORY, 1, 0, l->regions_off, 0},
 	};
 	const size_t nr = sizeof(r) / sizeof(r[0]);
@@ -174,6 +188,47 @@ writer_init(void *base, const struct layout *l, const struct target *t,
 		PROFRUN_THREAD_SLOTS;
 	write_regions(base, l);
 	memcpy((char *)base + l->exe_off, t->exe, strlen(t->exe) + 1);
+	if (l->argv_size > 0 && p->argv != NULL)
+		memcpy((char *)base + l->argv_off, p->argv, l->argv_size);
+}
+
+/* Pure, async-signal-safe. */
+void
+writer_capture_argv(struct shim_argv *a, int argc, char *const *argv)
+{
+	uint32_t used = 0;
+
+	memset(&a->head, 0, sizeof(a->head));
+	for (int i = 0; argv != NULL && i < argc && argv[i] != NULL; i++) {
+		size_t len = strlen(argv[i]) + 1;
+
+		a->head.argc_all++;
+		if (a->head.flags & PROFRUN_ARGV_TRUNCATED)
+			continue;
+		if (len > PROFRUN_ARGV_MAX - used) {
+			/* the first that does not fit: as much of it as
+			 * does, and nothing after it */
+			len = PROFRUN_ARGV_MAX - used;
+			a->head.flags |= PROFRUN_ARGV_TRUNCATED;
+			if (len == 0)
+				continue;
+			memcpy(a->data + used, argv[i], len - 1);
+			a->data[used + len - 1] = '\0';
+		} else
+			memcpy(a->data + used, argv[i], len);
+		used += (uint32_t)len;
+		a->head.argc++;
+	}
+	a->head.size = used;
+}
+
+/* Pure. */
+uint32_t
+writer_argv_size(const struct shim_argv *a)
+{
+	if (a == NULL || a->head.argc == 0)
+		return 0;
+	return (uint32_t)(sizeof(a->head) + a->head.size);
 }
 
 /* Not async-signal-safe (getcwd). */
@@ -239,11 +294,35 @@ write_zeros(int fd, uint64_t size)
 	return 0;
 }
 
-/* Give FD its SIZE bytes, every block of them allocated, so that a full
- * disk fails here and never as SIGBUS on a store into the mapping later:
- * fallocate where the file system has it, else written zeros.  A size the
- * process's RLIMIT_FSIZE does not allow is refused before any write (which
- * would raise SIGXFSZ).  Async-signal-safe. */
+/* True when the file system of FD has so much room that a member of
+ * SIZE bytes, which only ever holds a small part of it, cannot plausibly
+ * be the write that fills it: at least WRITER_SPARSE_FREE bytes and
+ * WRITER_SPARSE_FACTOR times SIZE free.  Async-signal-safe (fstatfs). */
+static bool
+plenty_of_room(int fd, uint64_t size)
+{
+	struct statfs sf;
+	uint64_t avail;
+
+	if (fstatfs(fd, &sf) < 0 || sf.f_bsize <= 0)
+		return false;
+	avail = (uint64_t)sf.f_bavail * (uint64_t)sf.f_bsize;
+	return avail >= WRITER_SPARSE_FREE &&
+	       avail / WRITER_SPARSE_FACTOR >= size;
+}
+
+static int sparse_members = -1; /* size_member's choice, -1: not made */
+
+/* Give FD its SIZE bytes.  With plenty of room on the disk the file stays
+ * sparse: blocks are taken only as pages are written, so start-up costs
+ * one ftruncate and an ended process has next to nothing to give back
+ * (freeing reserved blocks can cost milliseconds: file systems mounted
+ * with online discard trim them synchronously).  Otherwise every block is
+ * allocated now, so that a full disk fails here and never as SIGBUS on a
+ * store into the mapping later: fallocate where the file system has it,
+ * else written zeros.  A size the process's RLIMIT_FSIZE does not allow is
+ * refused before any write (which would raise SIGXFSZ).
+ * Async-signal-safe. */
 static int
 size_member(int fd, uint64_t size)
 {
@@ -252,6 +331,12 @@ size_member(int fd, uint64_t size)
 	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
 	    size > rl.rlim_cur)
 		return -EFBIG;
+	/* decided once per image, at its first member: a fork child keeps
+	 * its parent's choice and makes no more system calls for it */
+	if (sparse_members < 0)
+		sparse_members = plenty_of_room(fd, size);
+	if (sparse_members)
+		return ftruncate(fd, (off_t)size) == 0 ? 0 : -errno;
 	if (fallocate(fd, 0, 0, (off_t)size) == 0)
 		return 0;
 	if (errno != EOPNOTSUPP && errno != ENOSYS)
@@ -282,6 +367,11 @@ writer_create_member(int dfd, pid_t pid, uint64_t size, void **base, char *name)
 		  : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED && r == 0)
 		r = -errno;
+	/* the process touches a few scattered pages of its member: reading
+	 * ahead around each would fill the page cache with pages of holes,
+	 * all to be zeroed now and dropped again at exit */
+	if (r == 0)
+		madvise(p, size, MADV_RANDOM);
 	close(fd);
 	if (r < 0) {
 		unlinkat(dfd, buf, 0);

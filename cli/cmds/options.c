@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include "options.h"
@@ -33,11 +34,11 @@ opt_usage_error(const char *cmd, const char *what, const char *arg)
 int
 opt_top(const char *cmd, const char *arg, int *top)
 {
-	long v = opt_number(arg, 1, INT_MAX);
+	long v = strcmp(arg, "all") == 0 ? 0 : opt_number(arg, 1, INT_MAX);
 
 	if (v < 0)
-		return opt_usage_error(cmd, "--top needs a number >= 1, not",
-				       arg);
+		return opt_usage_error(
+			cmd, "--top needs a number >= 1 or 'all', not", arg);
 	*top = (int)v;
 	return -1;
 }

@@ -61,7 +61,7 @@ long opt_number(const char *s, long min, long max);
  * EXIT_USAGE. */
 int opt_usage_error(const char *cmd, const char *what, const char *arg);
 
-/* --top ARG of CMD (a number >= 1) into *TOP.  Returns -1 to go on, or
+/* --top ARG of CMD (a number >= 1, or "all": 0) into *TOP.  Returns -1 to go on, or
  * EXIT_USAGE after saying why not. */
 int opt_top(const char *cmd, const char *arg, int *top);
 

@@ -26,7 +26,8 @@ static const char report_usage_head[] =
 	"  --format FMT        output format (default: text):\n";
 static const char report_usage_tail[] =
 	"  -o, --output FILE   write to FILE instead of stdout\n"
-	"  --top N             show only the N hottest functions (and lines)\n"
+	"  --top N             show only the N hottest functions (and lines); 'all'\n"
+	"                      shows every one (the default)\n"
 	"  --lines             also the profile by source line (file:line),\n"
 	"                      each line with the innermost function it\n"
 	"                      belongs to (an inlined helper's, not its caller's)\n"

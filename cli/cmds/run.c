@@ -29,6 +29,10 @@
 #include "run.h"
 
 #define FREQ_MAX 100000L
+/* Functions (and lines) the text report after a run shows unless --top
+ * says otherwise: a build's report stays a screenful or two; `profrun
+ * report` shows them all. */
+#define RUN_DEFAULT_TOP 25
 
 struct run_opts {
 	const char *output; /* -o; NULL = "<program>.prof" */
@@ -38,6 +42,7 @@ struct run_opts {
 	long stack_size;    /* 0 = the shim's default */
 	long stack_samples; /* likewise */
 	struct report_opts report;
+	bool top_given; /* --top, else RUN_DEFAULT_TOP for text */
 	struct pause_opts pause;
 };
 
@@ -65,7 +70,7 @@ static const char run_usage[] =
 	"                      at most 65536; deep C++/Rust stacks want 16384-32768)\n"
 	"      --stack-samples N  stacks kept per process (default 2048; past them a\n"
 	"                      uniform random sample is kept; 8.4 KiB of disk each)\n"
-	"      --top N         print at most N functions\n"
+	"      --top N         print at most N functions (default 25; 'all')\n"
 	"      --format FMT    report format: text (default) or json\n"
 	"      --callers FUNC  report who calls FUNC instead of the flat table\n"
 	"      --callees FUNC  report whom FUNC calls\n" PAUSE_OPTIONS_HELP
@@ -146,10 +151,14 @@ run_option(int c, struct run_opts *o)
 			optarg);
 		return EXIT_USAGE;
 	case 't':
-		o->report.top = (int)opt_number(optarg, 1, INT_MAX);
+		o->top_given = true;
+		o->report.top = strcmp(optarg, "all") == 0
+					? 0
+					: (int)opt_number(optarg, 1, INT_MAX);
 		if (o->report.top >= 0)
 			return -1;
-		cli_error("--top: '%s' is not a positive number", optarg);
+		cli_error("--top: '%s' is neither a positive number nor 'all'",
+			  optarg);
 		return EXIT_USAGE;
 	case 'f':
 		o->report.format = optarg;
@@ -584,6 +593,8 @@ cmd_run(int argc, char **argv)
 	ret = parse_run_opts(argc, argv, &o);
 	if (ret >= 0)
 		return ret;
+	if (!o.top_given && strcmp(o.report.format, "text") == 0)
+		o.report.top = RUN_DEFAULT_TOP;
 	argv += optind;
 	ret = program_resolve(argv[0], prog, sizeof(prog));
 	if (ret == 0)

@@ -220,6 +220,21 @@ json_threads(const struct profile *p)
 	return a;
 }
 
+/* The command line of P, each argument valid UTF-8; null when the file
+ * has none. */
+static json_object *
+json_argv(const struct profile *p)
+{
+	json_object *a;
+
+	if (p->argc == 0)
+		return NULL;
+	a = json_object_new_array();
+	for (size_t i = 0; i < p->argc; i++)
+		json_object_array_add(a, json_utf8_string(p->argv[i]));
+	return a;
+}
+
 static json_object *
 json_process(const struct report *r, const struct proc *pr)
 {
@@ -231,6 +246,9 @@ json_process(const struct report *r, const struct proc *pr)
 	json_object_object_add(o, "pid", json_object_new_int(p->hdr.pid));
 	json_object_object_add(o, "ppid", json_object_new_int(p->hdr.ppid));
 	json_add_string(o, "exe", p->exe);
+	json_object_object_add(o, "argv", json_argv(p));
+	json_object_object_add(o, "argv_truncated",
+			       json_object_new_boolean(p->argv_truncated));
 	json_object_object_add(o, "build_id", json_string_or_null(p->build_id));
 	json_add_u64(o, "samples", p->main + p->outside);
 	json_object_object_add(o, "complete",

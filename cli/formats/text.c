@@ -407,7 +407,9 @@ print_table(FILE *out, const struct report *r, const struct func_list *l,
 	for (i = 0; i < rows; i++)
 		k->row(out, r, &l->v[i], total, modules, width);
 	if (rows < l->n)
-		fprintf(out, "... %zu more %s (%" PRIu64 " samples)\n",
+		fprintf(out,
+			"... %zu more %s (%" PRIu64
+			" samples): --top N shows more, --top all every one\n",
 			l->n - rows, k->what, func_list_samples(l, rows));
 }
 
@@ -461,6 +463,53 @@ print_functions(FILE *out, const struct report *r, const struct proc *pr,
 		print_no_samples(out, r, pr);
 }
 
+/* Characters after which an argument is shown in quotes. */
+#define ARG_QUOTED " \t'\"\\$`;&|<>()*?[]{}!#~"
+
+/* One argument, printable (control characters become '?'), in single
+ * quotes when a shell would need them. */
+static void
+print_arg(FILE *out, const char *arg)
+{
+	size_t len = strlen(arg);
+	char buf[PROFRUN_ARGV_MAX + 1];
+	bool quote = len == 0 || strpbrk(arg, ARG_QUOTED) != NULL;
+
+	if (len > PROFRUN_ARGV_MAX)
+		len = PROFRUN_ARGV_MAX;
+	memcpy(buf, arg, len);
+	buf[len] = '\0';
+	cli_printable(buf, len, false);
+	if (!quote) {
+		fputs(buf, out);
+		return;
+	}
+	fputc('\'', out);
+	for (const char *c = buf; *c; c++)
+		if (*c == '\'')
+			fputs("'\\''", out);
+		else
+			fputc(*c, out);
+	fputc('\'', out);
+}
+
+/* "command: ARG..." of P, when its file has a command line. */
+static void
+print_argv(FILE *out, const struct profile *p)
+{
+	if (p->argc == 0)
+		return;
+	fprintf(out, "command:");
+	for (size_t i = 0; i < p->argc; i++) {
+		fputc(' ', out);
+		print_arg(out, p->argv[i]);
+	}
+	if (p->argv_truncated)
+		fprintf(out, " ... (%u arguments in all, cut at %u bytes)",
+			p->argc_all, PROFRUN_ARGV_MAX);
+	fprintf(out, "\n");
+}
+
 static void
 print_process(FILE *out, const struct report *r, const struct proc *pr)
 {
@@ -469,6 +518,7 @@ print_process(FILE *out, const struct report *r, const struct proc *pr)
 
 	fprintf(out, "\n");
 	print_process_line(out, p, "== ");
+	print_argv(out, p);
 	report_problems(p, false, print_problem, &c);
 	if (p->main + p->outside == 0) {
 		fprintf(out, "samples: none\n");
@@ -521,12 +571,20 @@ report_text(const struct report *r, FILE *out)
 	}
 	if (r->opts->by_process) {
 		for (i = 0; i < r->nprocs; i++)
-			print_process(out, r, &r->procs[i]);
+			if (r->nprocs == 1 ||
+			    r->procs[i].p->main + r->procs[i].p->outside > 0)
+				print_process(out, r, &r->procs[i]);
+		if (r->nprocs > 1 && r->idle > 0)
+			fprintf(out,
+				"\n%zu process%s without samples not shown (--format json lists every process)\n",
+				r->idle, r->idle == 1 ? "" : "es");
 	} else {
 		fprintf(out, "\n");
 		print_functions(out, r, NULL, r->main, r->outside,
 				r->stopped > 0);
 	}
+	/* once per report, of all its samples */
+	report_text_missing_names(&r->funcs, r->total, out);
 	return 0;
 }
 

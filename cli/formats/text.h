@@ -14,4 +14,9 @@ void report_text_executables(const struct report *r, FILE *out);
 /* With --by-thread: each process's threads (formats/text-threads.c). */
 void report_text_threads(const struct report *r, FILE *out);
 
+/* One line, when some of L's samples are in code without symbols: how
+ * much, where, and how to get the names (formats/text-names.c). */
+void report_text_missing_names(const struct func_list *l, uint64_t total,
+			       FILE *out);
+
 #endif /* PROFRUN_CLI_TEXT_H */

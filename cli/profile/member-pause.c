@@ -13,20 +13,6 @@
 /* Far above PROFRUN_THREAD_SLOTS (the thread records' own limit). */
 #define PROFILE_MAX_PAUSE_SLOTS (1u << 16)
 
-/* The first entry of KIND in the checked region list of BUF, or false. */
-static bool
-find_region(const uint8_t *buf, const struct profrun_header *h, uint32_t kind,
-	    struct profrun_region *out)
-{
-	for (uint32_t i = 0; i < h->region_count; i++) {
-		memcpy(out, buf + h->regions_off + (uint64_t)i * sizeof(*out),
-		       sizeof(*out));
-		if (out->kind == kind)
-			return true;
-	}
-	return false;
-}
-
 /* The paused CPU of each thread record, from the u64 per slot after the
  * record; never more than the thread's own CPU time. */
 static void
@@ -70,7 +56,8 @@ profile_parse_pause(const uint8_t *buf, size_t avail, struct profile *p,
 	const struct profrun_header *h = &p->hdr;
 	struct profrun_region e;
 
-	if (!find_region(buf, h, PROFRUN_REGION_PAUSE, &e) || e.version != 1)
+	if (!profile_find_region(buf, h, PROFRUN_REGION_PAUSE, &e) ||
+	    e.version != 1)
 		return 0; /* never paused, or a layout of a newer writer */
 	if (e.size < sizeof(p->pause) ||
 	    e.size > sizeof(p->pause) + 8ull * PROFILE_MAX_PAUSE_SLOTS)

@@ -136,3 +136,16 @@ profile_check_region_list(const uint8_t *buf, size_t avail, struct profile *p,
 	}
 	return 0;
 }
+
+bool
+profile_find_region(const uint8_t *buf, const struct profrun_header *h,
+		    uint32_t kind, struct profrun_region *out)
+{
+	for (uint32_t i = 0; i < h->region_count; i++) {
+		memcpy(out, buf + h->regions_off + (uint64_t)i * sizeof(*out),
+		       sizeof(*out));
+		if (out->kind == kind)
+			return true;
+	}
+	return false;
+}

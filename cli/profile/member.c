@@ -314,33 +314,102 @@ shrink_samples(struct profile *p, char *err, size_t errlen)
 	return 0;
 }
 
-/* Exact count of every bucket: hist[i] + 65536 * wraps(i). */
+/* Where the histogram may hold counts: its buckets in the data extents
+ * of the file (all of them when X is NULL). */
+struct scan {
+	const struct profile_extents *x;
+	size_t e; /* the first extent not wholly before the bucket looked at */
+	uint64_t hist_off, nbuckets;
+};
+
+/* The first bucket >= I in a data extent, or nbuckets. */
+static uint64_t
+next_data(struct scan *s, uint64_t i)
+{
+	if (s->x == NULL)
+		return i;
+	for (; s->e < s->x->n; s->e++) {
+		const struct profile_extent *v = &s->x->v[s->e];
+		uint64_t at = s->hist_off + 2 * i, b;
+
+		if (v->end <= at)
+			continue;
+		if (v->off <= at)
+			return i;
+		b = (v->off - s->hist_off) / 2;
+		return b < s->nbuckets ? b : s->nbuckets;
+	}
+	return s->nbuckets;
+}
+
+#define ZERO_RUN 32u /* buckets checked at once: 64 bytes */
+
+/* True when the ZERO_RUN buckets from I are all zero. */
+static bool
+zero_run(const uint8_t *hist, uint64_t i)
+{
+	uint64_t q[ZERO_RUN / 4], any = 0;
+
+	memcpy(q, hist + 2 * i, sizeof(q));
+	for (size_t j = 0; j < ZERO_RUN / 4; j++)
+		any |= q[j];
+	return any == 0;
+}
+
+/* Exact count of bucket I: hist[i] + 65536 * wraps(i), consuming its
+ * wrap entries from W[*K]. */
+static uint64_t
+bucket_count(const uint8_t *hist, uint64_t i, const struct wrap_entry *w,
+	     size_t nw, size_t *k)
+{
+	uint16_t v;
+	uint64_t count;
+
+	memcpy(&v, hist + 2 * i, sizeof(v));
+	count = v;
+	/* duplicate keys (racing writers) add up */
+	for (; *k < nw && w[*k].index == i; (*k)++) {
+		count += w[*k].wraps << 16;
+		if (count >= PLAUSIBLE_SAMPLES)
+			break;
+	}
+	return count;
+}
+
+/* Exact count of every bucket that has samples, looking only where the
+ * data extents X (NULL: everywhere) and the wrap entries W say there can
+ * be some: report time follows the data, not the size of the text. */
 static int
 read_counts(const uint8_t *buf, struct profile *p, const struct wrap_entry *w,
-	    size_t nw, char *err, size_t errlen)
+	    size_t nw, const struct profile_extents *x, char *err,
+	    size_t errlen)
 {
 	const struct profrun_header *h = &p->hdr;
+	const uint8_t *hist = buf + h->hist_off;
+	struct scan s = {x, 0, h->hist_off, h->nbuckets};
 	size_t cap = 0, k = 0;
-	uint64_t i, count;
-	uint16_t v;
+	uint64_t i = 0, count, d, wi;
 
-	for (i = 0; i < h->nbuckets; i++) {
-		memcpy(&v, buf + h->hist_off + i * 2, sizeof(v));
-		count = v;
-		/* duplicate keys (racing writers) add up */
-		for (; k < nw && w[k].index == i; k++) {
-			count += w[k].wraps << 16;
-			if (count >= PLAUSIBLE_SAMPLES)
-				break;
-		}
-		if (count == 0)
+	while (i < h->nbuckets) {
+		d = next_data(&s, i);
+		wi = k < nw ? w[k].index : h->nbuckets;
+		if (d > i) {
+			i = d < wi ? d : wi; /* a hole, up to data or a wrap */
 			continue;
+		}
+		if (i % ZERO_RUN == 0 && i + ZERO_RUN <= h->nbuckets &&
+		    wi >= i + ZERO_RUN && zero_run(hist, i)) {
+			i += ZERO_RUN;
+			continue;
+		}
+		count = bucket_count(hist, i, w, nw, &k);
 		if (count >= PLAUSIBLE_SAMPLES ||
 		    p->main >= PLAUSIBLE_SAMPLES - count)
 			return profile_fail(err, errlen,
 					    "implausible sample counts");
-		if (add_sample(p, &cap, i, count))
+		if (count > 0 && add_sample(p, &cap, i, count))
 			return profile_fail(err, errlen, "out of memory");
+		i++;
 	}
 	return shrink_samples(p, err, errlen);
 }
@@ -349,8 +418,9 @@ read_counts(const uint8_t *buf, struct profile *p, const struct wrap_entry *w,
  * BUF: at least up to profile_known_end (the stack area may stay in the
  * file). */
 static int
-parse_image(const uint8_t *buf, size_t avail, uint64_t size, struct profile *p,
-	    char *err, size_t errlen)
+parse_image(const uint8_t *buf, size_t avail, uint64_t size,
+	    const struct profile_extents *x, struct profile *p, char *err,
+	    size_t errlen)
 {
 	struct wrap_entry *w = NULL;
 	size_t nw = 0;
@@ -369,7 +439,7 @@ parse_image(const uint8_t *buf, size_t avail, uint64_t size, struct profile *p,
 	    read_strings(buf, p, err, errlen) ||
 	    read_wraps(buf, &p->hdr, &w, &nw, err, errlen))
 		goto fail;
-	ret = read_counts(buf, p, w, nw, err, errlen);
+	ret = read_counts(buf, p, w, nw, x, err, errlen);
 	free(w);
 	if (ret)
 		goto fail;
@@ -380,7 +450,8 @@ parse_image(const uint8_t *buf, size_t avail, uint64_t size, struct profile *p,
 	}
 	if (profile_parse_outside(buf, p, err, errlen) ||
 	    profile_parse_threads(buf, p, err, errlen) ||
-	    profile_parse_pause(buf, avail, p, err, errlen))
+	    profile_parse_pause(buf, avail, p, err, errlen) ||
+	    profile_parse_argv(buf, avail, p, err, errlen))
 		goto fail;
 	return 0;
 fail:
@@ -392,7 +463,7 @@ int
 profile_parse(const void *data, size_t size, struct profile *p, char *err,
 	      size_t errlen)
 {
-	return parse_image(data, size, size, p, err, errlen);
+	return parse_image(data, size, size, NULL, p, err, errlen);
 }
 
 static int
@@ -462,8 +533,8 @@ listed_end(int fd, const struct profrun_header *h, uint64_t end)
  * read (*AVAIL bytes): a stack area after it is read slot by slot when
  * the stacks are unwound. */
 static int
-read_checked(int fd, uint64_t size, uint8_t **out, size_t *avail, char *err,
-	     size_t errlen)
+read_checked(int fd, uint64_t size, uint8_t **out, size_t *avail,
+	     struct profile_extents *x, char *err, size_t errlen)
 {
 	uint8_t head[PROFRUN_HEADER_SIZE];
 	struct profrun_header h;
@@ -490,7 +561,7 @@ read_checked(int fd, uint64_t size, uint8_t **out, size_t *avail, char *err,
 	if (!buf)
 		return profile_fail(err, errlen, "out of memory");
 	*avail = (size_t)size;
-	if (read_all(fd, buf, size)) {
+	if (profile_read_extents(fd, buf, size, x)) {
 		image_free(buf, size);
 		return profile_fail(err, errlen, "read error: %s",
 				    errno ? strerror(errno) : "file shrank");
@@ -503,6 +574,7 @@ int
 profile_read(const char *path, struct profile *p, char *err, size_t errlen)
 {
 	struct stat st;
+	struct profile_extents x = {0};
 	uint8_t *buf = NULL;
 	size_t avail = 0;
 	int fd, ret;
@@ -518,11 +590,11 @@ profile_read(const char *path, struct profile *p, char *err, size_t errlen)
 	} else if (!S_ISREG(st.st_mode)) {
 		ret = profile_fail(err, errlen, "not a regular file");
 	} else {
-		ret = read_checked(fd, (uint64_t)st.st_size, &buf, &avail, err,
-				   errlen);
+		ret = read_checked(fd, (uint64_t)st.st_size, &buf, &avail, &x,
+				   err, errlen);
 		if (ret == 0)
-			ret = parse_image(buf, avail, (uint64_t)st.st_size, p,
-					  err, errlen);
+			ret = parse_image(buf, avail, (uint64_t)st.st_size, &x,
+					  p, err, errlen);
 		if (ret == 0 && (profile_pause_load(fd, p, err, errlen) ||
 				 profile_stacks_load(fd, p, err, errlen))) {
 			profile_fini(p);
@@ -531,6 +603,7 @@ profile_read(const char *path, struct profile *p, char *err, size_t errlen)
 	}
 	close(fd);
 	image_free(buf, avail);
+	free(x.v);
 	if (ret == 0) {
 		p->path = strdup(path);
 		if (!p->path) {
@@ -559,6 +632,9 @@ profile_fini(struct profile *p)
 	free(p->stacks.mem);
 	free(p->frames.mem);
 	free(p->stacks_note);
+	if (p->argv)
+		free(p->argv[0]);
+	free(p->argv);
 	memset(p, 0, sizeof(*p));
 }
 

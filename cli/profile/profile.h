@@ -138,7 +138,31 @@ struct profile {
 	uint64_t thread_paused_ns;	/* of thread_cpu_ns, while paused */
 	uint64_t pause_off, pause_size; /* its region, while still to be read
 					 * from the file (profile_pause_load) */
+
+	/* the command line (none in files of earlier writers and merged
+	 * members): argc raw arguments, NUL-terminated, in one block */
+	char **argv;
+	size_t argc;
+	uint32_t argc_all;   /* arguments the process had */
+	bool argv_truncated; /* some were left out, or cut */
 };
+
+/* The parts of a member file that hold data, by file offset, in order;
+ * the rest are holes (zeros). */
+struct profile_extents {
+	struct profile_extent {
+		uint64_t off, end;
+	} * v;
+	size_t n;
+	bool known; /* false: the file system could not tell, v is all */
+};
+
+/* Read the data extents of [0, SIZE) of FD into the zero-filled BUF,
+ * leaving the holes as they are, and list them in X (free X->v).  Returns
+ * 0, or -1 (errno set; 0 when the file ended first).
+ * (member-extents.c) */
+int profile_read_extents(int fd, uint8_t *buf, uint64_t size,
+			 struct profile_extents *x);
 
 /* Parse a complete member image BUF of SIZE bytes into OUT.  Returns 0, or
  * -1 with a reason (without the file name) in ERR. */
@@ -174,6 +198,18 @@ size_t profile_outside_regions(const struct profrun_header *h,
 /* The region of the thread records, like profile_outside_regions: fills
  * R and returns 1, or 0 when the file has none.  (member-threads.c) */
 size_t profile_thread_regions(const struct profrun_header *h, struct region *r);
+
+/* The first entry of KIND in the checked region list of the member image
+ * BUF (header H), into OUT; false when there is none.
+ * (member-regions.c) */
+bool profile_find_region(const uint8_t *buf, const struct profrun_header *h,
+			 uint32_t kind, struct profrun_region *out);
+
+/* Read the command line of the validated member image BUF (AVAIL bytes in
+ * memory) into P, if it has one.  Returns 0, or -1 with a reason in ERR.
+ * (member-argv.c) */
+int profile_parse_argv(const uint8_t *buf, size_t avail, struct profile *p,
+		       char *err, size_t errlen);
 
 /* The extent of the region list, like the above (member-regions.c). */
 size_t profile_region_list_regions(const struct profrun_header *h,

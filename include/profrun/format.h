@@ -114,6 +114,8 @@ enum profrun_region_kind {
 	PROFRUN_REGION_FRAMES = 12, /* call stacks already unwound (written
 				       * by profrun merge): struct
 				       * profrun_frames, then its records */
+	PROFRUN_REGION_ARGV = 13,   /* the command line: struct
+				     * profrun_argv, then its strings */
 };
 
 #define PROFRUN_REGION_REQUIRED 1u  /* profrun_region.flags */
@@ -252,6 +254,24 @@ struct profrun_frame_record {
 	uint16_t flags; /* 0 */
 };
 
+/* profrun_argv.flags */
+enum profrun_argv_flags {
+	PROFRUN_ARGV_TRUNCATED = 1u << 0, /* arguments left out: too long */
+};
+
+#define PROFRUN_ARGV_MAX 4096u /* bytes of arguments kept, NULs included */
+
+/* The command line of the process (region PROFRUN_REGION_ARGV, version 1,
+ * found only through the list): this head, then size bytes holding argc
+ * NUL-terminated arguments as the process received them (raw bytes: a
+ * reader makes them printable).  A fork child carries its parent's. */
+struct profrun_argv {
+	uint32_t argc;	   /* arguments kept */
+	uint32_t size;	   /* bytes after this head */
+	uint32_t flags;	   /* enum profrun_argv_flags */
+	uint32_t argc_all; /* arguments the process had */
+};
+
 /* One slot of the table of PCs outside the main executable's text. */
 struct profrun_pc {
 	uint64_t key;	/* PC | generation << 48; 0 = free slot */
@@ -380,6 +400,7 @@ _Static_assert(sizeof(struct profrun_stack_slot) == 200, "stack slot head");
 _Static_assert(sizeof(struct profrun_frames) == 48, "frames head size");
 _Static_assert(sizeof(struct profrun_frame_record) == 8, "frame record");
 _Static_assert(sizeof(struct profrun_pause) == 64, "pause record size");
+_Static_assert(sizeof(struct profrun_argv) == 16, "argv head size");
 
 /* Bucket i covers link-time [text_start + i*bucket_size,
  * text_start + (i+1)*bucket_size). */

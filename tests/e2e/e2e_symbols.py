@@ -377,6 +377,36 @@ def debuginfod_on_loopback_resolves_stripped_binary(tmp):
 
 
 @case
+def stripped_binary_runs_diff_clean_one_entry_per_function(tmp):
+    """Two runs of a stripped binary: its code is named by the extents of
+    its frame descriptions, the same in both runs, one entry per function,
+    so diff finds no regression; the text report says once how to get the
+    names."""
+    binary = wl("split-stripped")
+    a = record(tmp, binary, name="a.prof")
+    b = record(tmp, binary, name="b.prof")
+    shape = re.compile(r"^\[split-stripped 0x[0-9a-f]+-0x[0-9a-f]+\]$")
+    names = []
+    for out in (a, b):
+        funcs = [f for f in report_json(out)["functions"]
+                 if f["module"].endswith("split-stripped")]
+        unnamed = [f["name"] for f in funcs if f["name"].startswith("[")]
+        expect(unnamed and all(shape.match(n) for n in unnamed),
+               f"{out}: unnamed code {unnamed}")
+        expect(len(unnamed) == len(set(unnamed)), f"{out}: one entry per function: {unnamed}")
+        hot = {f["name"] for f in funcs if f["samples"] >= 0.1 * sum(g["samples"] for g in funcs)}
+        names.append(hot)
+    expect(names[0] == names[1], f"the hot functions differ between runs: {names}")
+    expect(len(names[0]) >= 2, f"hot_a and hot_b apart: {names[0]}")
+    cp = run([PROFRUN, "diff", a, b])
+    expect(cp.returncode == 0, f"diff of two runs: exit {cp.returncode}: {cp.stdout}{cp.stderr}")
+    cp = run([PROFRUN, "report", a])
+    hints = [l for l in cp.stdout.splitlines() if l.startswith("names:")]
+    expect(len(hints) == 1 and "debug symbols" in hints[0] and "DEBUGINFOD_URLS" in hints[0],
+           f"the line on missing names: {hints}")
+
+
+@case
 def symbol_options_bad_values_exit_64(tmp):
     for args in (["report", "--debug-dir"], ["annotate"], ["annotate", "--color=sometimes", "x"],
                  ["annotate", "--top", "0", "x"], ["annotate", "--bogus", "x"],

@@ -117,7 +117,7 @@ layout_and_header_are_byte_exact(void)
 	struct layout l;
 
 	fixed_inputs(&t, &p);
-	writer_layout(&l, strlen(exe), t.nbuckets, 4096, 0);
+	writer_layout(&l, strlen(exe), t.nbuckets, 4096, 0, 0);
 	CHECK_EQ(l.strings_off, 512);
 	CHECK_EQ(l.exe_off, 512);
 	CHECK_EQ(l.note_area, 529);
@@ -145,6 +145,56 @@ layout_and_header_are_byte_exact(void)
 	writer_set_note((struct profrun_header *)img, l.note_area, "second");
 	CHECK(memcmp(img, want, sizeof(img)) == 0);
 	CHECK(529 + SHIM_NOTE_MAX <= 512 + 280);
+}
+
+/* The command line: kept beside the header, listed as kind 13, and
+ * bounded: an argument that does not fit is cut and flagged. */
+static void
+argv_is_kept_beside_the_header_and_bounded(void)
+{
+	static uint8_t img[497920 + 4096];
+	static struct shim_argv a;
+	static char big[PROFRUN_ARGV_MAX + 100];
+	char *args[] = {"cc", "-c", "x.c", big, "never", NULL};
+	struct profrun_header *h = (struct profrun_header *)img;
+	struct profrun_region e;
+	struct target t;
+	struct proc_info p;
+	struct layout l;
+	bool listed = false;
+
+	writer_capture_argv(&a, 3, args);
+	CHECK_EQ(a.head.argc, 3);
+	CHECK_EQ(a.head.size, 10);
+	CHECK_EQ(a.head.flags, 0);
+	CHECK(memcmp(a.data, "cc\0-c\0x.c", 10) == 0);
+	fixed_inputs(&t, &p);
+	p.argv = &a;
+	writer_layout(&l, strlen(exe), t.nbuckets, 4096, 0,
+		      writer_argv_size(&a));
+	CHECK_EQ(l.argv_off, 832);
+	CHECK_EQ(l.argv_size, 26);
+	CHECK_EQ(l.wraps_off, 896);
+	CHECK(l.file_size <= sizeof(img));
+	writer_init(img, &l, &t, &p);
+	for (uint32_t i = 0; i < h->region_count; i++) {
+		memcpy(&e, img + h->regions_off + i * sizeof(e), sizeof(e));
+		if (e.kind == PROFRUN_REGION_ARGV)
+			listed = e.off == 832 && e.size == 26 &&
+				 e.version == 1 && e.flags == 0;
+	}
+	CHECK(listed);
+	CHECK(memcmp(img + 832 + 16, "cc\0-c\0x.c\0", 11) == 0);
+
+	memset(big, 'a', sizeof(big) - 1);
+	writer_capture_argv(&a, 5, args);
+	CHECK_EQ(a.head.argc, 4);
+	CHECK_EQ(a.head.argc_all, 5);
+	CHECK_EQ(a.head.size, PROFRUN_ARGV_MAX);
+	CHECK_EQ(a.head.flags, PROFRUN_ARGV_TRUNCATED);
+	CHECK_EQ(a.data[PROFRUN_ARGV_MAX - 1], '\0');
+	writer_capture_argv(&a, 0, NULL);
+	CHECK_EQ(writer_argv_size(&a), 0);
 }
 
 static int
@@ -263,6 +313,7 @@ main(void)
 	char cmd[PATH_MAX + 16];
 
 	layout_and_header_are_byte_exact();
+	argv_is_kept_beside_the_header_and_bounded();
 	relative_paths_become_absolute();
 	if (mkdtemp(base) == NULL)
 		return 77;

@@ -205,7 +205,7 @@ static const int seccomp_allowed[] = {
 	SYS_getpid, SYS_rt_sigaction, SYS_getrusage, SYS_mincore, SYS_madvise,
 	SYS_sched_yield,
 	/* fork: the child's member */
-	SYS_gettid, SYS_openat, SYS_fallocate, SYS_mmap, SYS_munmap, SYS_close,
+	SYS_gettid, SYS_openat, SYS_fallocate, SYS_ftruncate, SYS_mmap, SYS_munmap, SYS_close,
 	SYS_timer_create, SYS_timer_settime, SYS_rt_sigprocmask, SYS_set_robust_list, SYS_setitimer, SYS_prlimit64,
 };
 
