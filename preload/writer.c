@@ -32,7 +32,6 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,9 +40,6 @@
 
 #define ALIGN_UP(x, a) (((x) + (a)-1) & ~(uint64_t)((a)-1))
 #define MEMBER_TRIES   10000
-/* Free space above which members stay sparse (size_member). */
-#define WRITER_SPARSE_FREE   (1ull << 30)
-#define WRITER_SPARSE_FACTOR 64u
 #define WRITER_PAUSE_SIZE                                                      \
 	(sizeof(struct profrun_pause) + PROFRUN_THREAD_SLOTS * sizeof(uint64_t))
 
@@ -294,35 +290,12 @@ write_zeros(int fd, uint64_t size)
 	return 0;
 }
 
-/* True when the file system of FD has so much room that a member of
- * SIZE bytes, which only ever holds a small part of it, cannot plausibly
- * be the write that fills it: at least WRITER_SPARSE_FREE bytes and
- * WRITER_SPARSE_FACTOR times SIZE free.  Async-signal-safe (fstatfs). */
-static bool
-plenty_of_room(int fd, uint64_t size)
-{
-	struct statfs sf;
-	uint64_t avail;
-
-	if (fstatfs(fd, &sf) < 0 || sf.f_bsize <= 0)
-		return false;
-	avail = (uint64_t)sf.f_bavail * (uint64_t)sf.f_bsize;
-	return avail >= WRITER_SPARSE_FREE &&
-	       avail / WRITER_SPARSE_FACTOR >= size;
-}
-
-static int sparse_members = -1; /* size_member's choice, -1: not made */
-
-/* Give FD its SIZE bytes.  With plenty of room on the disk the file stays
- * sparse: blocks are taken only as pages are written, so start-up costs
- * one ftruncate and an ended process has next to nothing to give back
- * (freeing reserved blocks can cost milliseconds: file systems mounted
- * with online discard trim them synchronously).  Otherwise every block is
- * allocated now, so that a full disk fails here and never as SIGBUS on a
- * store into the mapping later: fallocate where the file system has it,
- * else written zeros.  A size the process's RLIMIT_FSIZE does not allow is
- * refused before any write (which would raise SIGXFSZ).
- * Async-signal-safe. */
+/* Give FD its SIZE bytes, every block of them allocated, so that a full
+ * disk fails here and never as SIGBUS on a store into the mapping later
+ * (the program itself may fill the disk while it runs): fallocate where
+ * the file system has it, else written zeros.  A size the process's
+ * RLIMIT_FSIZE does not allow is refused before any write (which would
+ * raise SIGXFSZ).  Async-signal-safe. */
 static int
 size_member(int fd, uint64_t size)
 {
@@ -331,12 +304,6 @@ size_member(int fd, uint64_t size)
 	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
 	    size > rl.rlim_cur)
 		return -EFBIG;
-	/* decided once per image, at its first member: a fork child keeps
-	 * its parent's choice and makes no more system calls for it */
-	if (sparse_members < 0)
-		sparse_members = plenty_of_room(fd, size);
-	if (sparse_members)
-		return ftruncate(fd, (off_t)size) == 0 ? 0 : -errno;
 	if (fallocate(fd, 0, 0, (off_t)size) == 0)
 		return 0;
 	if (errno != EOPNOTSUPP && errno != ENOSYS)
