@@ -131,10 +131,16 @@ def short_children_are_sampled_in_proportion(tmp):
     # expiration is a whole interval away gives exactly none, for children
     # that all use less than one), never above CPU x rate.
     want = kid_cpu * rate()
-    expect(max(p["cpu_seconds"] for p in kids) < 1 / rate(),
-           f"a child used more than one sampling interval: {max(p['cpu_seconds'] for p in kids)} s")
-    expect(1 <= k <= want + 5 * math.sqrt(want) + 0.02 * want,
-           f"{n} children: {k} samples for {kid_cpu:.3f} s of CPU, expected up to {want:.0f}")
+    # the claim is about children shorter than one interval: a few that a
+    # loaded machine made longer (page faults, a slow fork) are left out
+    # of the "some samples" check, not allowed to carry it
+    short = [p for p in kids if p["cpu_seconds"] < 1 / rate()]
+    expect(len(short) >= 0.9 * n,
+           f"only {len(short)} of {n} children used less than one sampling interval")
+    k_short = sum(p["samples"] for p in short)
+    expect(1 <= k_short and k <= want + 5 * math.sqrt(want) + 0.02 * want,
+           f"{n} children: {k} samples ({k_short} in the {len(short)} shorter than an "
+           f"interval) for {kid_cpu:.3f} s of CPU, expected some, up to {want:.0f}")
     # the split by executable is the kernel's own accounting: exact
     parent = procs[0]["cpu_seconds"]
     exes = rep["executables"]
