@@ -185,8 +185,7 @@ check_list(const struct func_list *l, uint64_t samples)
 /* symbolize() or, for a second object, symbolize_object() of V. */
 static void
 run_report(struct symbolizer *sz, const struct profile *p,
-	   const struct sym_object *o, const struct profile_sample *v,
-	   size_t n)
+	   const struct sym_object *o, const struct profile_sample *v, size_t n)
 {
 	struct func_list funcs = {.key = KEY_FUNCTION};
 	struct func_list lines = {.key = KEY_LINE_CALLER};
@@ -243,8 +242,11 @@ symbolize_all(const char *path, const struct profile_sample *steps, size_t ns,
 		.demangle = true, .inlines = true, .lines = true};
 	struct symbolizer *sz = symbolizer_new(&so);
 	struct profile p = {.path = (char *)"fuzz", .exe = (char *)path};
-	struct sym_object o = {.name = path, .build_id = "", .what = "fuzz",
-			       .granule = 2, .library = true};
+	struct sym_object o = {.name = path,
+			       .build_id = "",
+			       .what = "fuzz",
+			       .granule = 2,
+			       .library = true};
 	size_t i;
 
 	if (sz == NULL)

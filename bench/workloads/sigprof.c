@@ -81,6 +81,7 @@ main(int argc, char **argv)
 		sigaction(SIGPROF, &sa, NULL);
 	}
 	cpu = descend(n, argc > 3 ? atoi(argv[3]) : 16);
-	printf("sigprof: %ld signals, %.1f ns each\n", n, 1e9 * cpu / (double)n);
+	printf("sigprof: %ld signals, %.1f ns each\n", n,
+	       1e9 * cpu / (double)n);
 	return 0;
 }

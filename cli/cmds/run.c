@@ -565,13 +565,15 @@ after_run(const struct run_opts *o, const char *outdir, bool default_out)
 	size_t n = count_members(outdir, program_pid, &own);
 
 	if (n == 0) {
-		cli_error("no profile in %s: the program ran without being profiled (see the messages above)",
-			  o->output);
+		cli_error(
+			"no profile in %s: the program ran without being profiled (see the messages above)",
+			o->output);
 		return;
 	}
 	if (!own && program_pid > 0)
-		cli_warn("the program (pid %ld) left no profile in %s: was the directory removed or replaced while it ran?",
-			 (long)program_pid, o->output);
+		cli_warn(
+			"the program (pid %ld) left no profile in %s: was the directory removed or replaced while it ran?",
+			(long)program_pid, o->output);
 	if (!o->quiet) {
 		report_path(o->output, &o->report, stderr);
 		cli_error("profile written to %s (profrun report %s)",

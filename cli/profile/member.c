@@ -710,8 +710,9 @@ still_running(const struct profile *p)
 	r = strrchr(buf, ')'); /* the name may hold anything */
 	/* after ") ": state, then fields 4..21, then starttime (22) */
 	if (r == NULL ||
-	    sscanf(r + 2, "%*c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
-			  "%*s %*s %*s %*s %*s %*s %llu",
+	    sscanf(r + 2,
+		   "%*c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
+		   "%*s %*s %*s %*s %*s %*s %llu",
 		   &ticks) != 1)
 		return false;
 	start = (double)bt + (double)ticks / (double)hz;

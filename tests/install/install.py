@@ -14,7 +14,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 
 PROFRUN = os.environ.get("PROFRUN", "profrun")
 MAN_PAGE = os.environ.get("MAN_PAGE", "")
@@ -28,25 +27,16 @@ BASH_COMPLETION = os.environ.get(
 READ_BY_LIBRARIES = {"DEBUGINFOD_URLS"}
 # Every format name one of the --format options could take.
 ALL_FORMATS = {"text", "json", "csv", "markdown", "gmon", "pprof"}
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+from e2e import Failure, Skip, expect  # noqa: E402,F401  (the runner's)
+import e2e  # noqa: E402
+
 CASES = {}
-
-
-class Failure(Exception):
-    pass
-
-
-class Skip(Exception):
-    pass
 
 
 def case(fn):
     CASES[fn.__name__.replace("_", "-")] = fn
     return fn
-
-
-def expect(cond, what):
-    if not cond:
-        raise Failure(what)
 
 
 def expect_same(what, got, want):
@@ -402,22 +392,5 @@ def install_puts_each_file_where_it_is_looked_for(tmp):
                "include/profrun/profrun.h is not installed as <profrun/profrun.h>")
 
 
-def main():
-    if len(sys.argv) != 2 or sys.argv[1] not in CASES:
-        print(f"usage: install.py CASE\ncases: {' '.join(sorted(CASES))}", file=sys.stderr)
-        return 2
-    with tempfile.TemporaryDirectory(prefix="profrun-install-") as tmp:
-        try:
-            CASES[sys.argv[1]](tmp)
-        except Skip as e:
-            print(f"SKIP {sys.argv[1]}: {e}")
-            return 77
-        except Failure as e:
-            print(f"FAIL {sys.argv[1]}: {e}", file=sys.stderr)
-            return 1
-    print(f"PASS {sys.argv[1]}")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(e2e.main(CASES, "install.py"))
