@@ -137,6 +137,8 @@ symbolize_frames(struct symbolizer *sz, const struct sym_object *o,
 		out[0] = (struct sym_frame){.name = name, .symbol = name};
 		return 1;
 	}
+	if (!sym_shown(m, y))
+		return -1;
 	/* the innermost level's line comes from the line table */
 	if (src_line(m->mod, addr + m->bias, &f, &line) == 0 && f) {
 		file = intern(m, f);
@@ -149,7 +151,7 @@ symbolize_frames(struct symbolizer *sz, const struct sym_object *o,
 		file = out[0].file;
 		line = out[0].line;
 	}
-	out[k] = (struct sym_frame){.name = y->shown,
+	out[k] = (struct sym_frame){.name = sym_shown(m, y),
 				    .symbol = y->name,
 				    .entry = y->start,
 				    .file = file,

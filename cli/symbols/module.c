@@ -5,7 +5,8 @@
  * its link-time addresses with dwfl_report_elf(base 0, add_p_vaddr true),
  * which places both ET_EXEC and ET_DYN files there (bias 0; any remaining
  * bias is subtracted anyway); the build-id recorded at run time checked;
- * its symbol table and shown names.
+ * its symbol table; the shown (demangled) name of a symbol is made when
+ * the symbol is first used.
  */
 #define _GNU_SOURCE
 #include <elfutils/libdwfl.h>
@@ -218,18 +219,12 @@ shown_name(struct module *m, const char *raw, bool demangled)
 	return slot->value;
 }
 
-static int
-name_syms(struct module *m, bool demangled)
+const char *
+sym_shown(struct module *m, struct sym *y)
 {
-	size_t i;
-
-	for (i = 0; i < m->syms.n; i++) {
-		m->syms.v[i].shown =
-			shown_name(m, m->syms.v[i].name, demangled);
-		if (!m->syms.v[i].shown)
-			return -1;
-	}
-	return 0;
+	if (!y->shown)
+		y->shown = shown_name(m, y->name, m->demangle);
+	return y->shown;
 }
 
 /* The name warnings give the module's debug information: the debug file
@@ -274,8 +269,7 @@ module_new(const struct sym_object *obj, const struct sym_opts *o)
 		module_free(m);
 		return NULL;
 	}
-	if (symtab_load(&m->syms, m->mod, m->bias) ||
-	    name_syms(m, o->demangle)) {
+	if (symtab_load(&m->syms, m->mod, m->bias)) {
 		module_free(m);
 		return NULL;
 	}

@@ -45,6 +45,10 @@ struct module *module_get(struct symbolizer *sz, const struct sym_object *o);
  * and possible, else RAW; NULL when out of memory. */
 const char *shown_name(struct module *m, const char *raw, bool demangled);
 
+/* The shown name of Y, a symbol of M, made on first use; NULL when out of
+ * memory. */
+const char *sym_shown(struct module *m, struct sym *y);
+
 /* The extent [*LO, *HI) (link-time) of the code holding link-time ADDR,
  * from its frame description in .eh_frame: a name for code without
  * symbols that stays the same from run to run.  False when M has none

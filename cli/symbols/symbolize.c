@@ -125,9 +125,11 @@ add_known(struct walk *w, struct sym *y, uint64_t count)
 		w->out->v[w->out->n - 1].kernel += w->kernel;
 		return 0;
 	}
+	f.name = (char *)sym_shown(w->m, y);
+	if (!f.name)
+		return -1;
 	sym_source(w->m, y);
 	f.module = w->m->exe;
-	f.name = (char *)y->shown;
 	f.symbol = (char *)y->name;
 	f.file = y->file;
 	f.line = y->line;
@@ -163,13 +165,15 @@ add_inlined(struct walk *w, struct sym *y, const struct addr_src *a,
 {
 	struct func f = {0};
 	const char *inl = shown_name(w->m, a->inl, w->o->demangle);
+	const char *caller = sym_shown(w->m, y);
 	char *name;
 	int ret;
 
-	if (!inl || asprintf(&name, "%s [inlined into %s]", inl, y->shown) < 0)
+	if (!inl || !caller ||
+	    asprintf(&name, "%s [inlined into %s]", inl, caller) < 0)
 		return -1;
 	w->cur = NULL;
-	f.caller = (char *)y->shown;
+	f.caller = (char *)caller;
 	f.name = name;
 	f.file = (char *)a->inl_file;
 	f.line = a->inl_line;
@@ -182,7 +186,7 @@ add_inlined(struct walk *w, struct sym *y, const struct addr_src *a,
 	f.module = w->m->exe;
 	f.name = name;
 	f.symbol = (char *)a->inl;
-	f.caller = (char *)y->shown;
+	f.caller = (char *)caller;
 	f.file = (char *)a->inl_file;
 	f.line = a->inl_line;
 	f.addr = a->addr;
@@ -201,7 +205,9 @@ add_line(struct walk *w, struct sym *y, const struct addr_src *a, uint64_t addr,
 	struct func f = {0};
 
 	f.module = w->m->exe;
-	f.caller = y ? (char *)y->shown : w->unknown;
+	f.caller = y ? (char *)sym_shown(w->m, y) : w->unknown;
+	if (!f.caller)
+		return -1;
 	f.name = f.caller;
 	f.symbol = y ? (char *)y->name : w->unknown;
 	if (a && a->inl) {

@@ -15,7 +15,8 @@
 struct sym {
 	uint64_t start, end; /* link-time [start, end) */
 	const char *name;    /* raw; owned by libdwfl or the PLT table */
-	const char *shown;   /* demangled, or name (set by the user) */
+	const char *shown;   /* demangled, or name; NULL until the user
+			      * sets it (module.c's sym_shown) */
 	int rank;	     /* lower is preferred among aliases */
 	bool sizeless;
 	bool src_done; /* file and line looked up */
