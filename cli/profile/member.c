@@ -487,24 +487,65 @@ read_all(int fd, uint8_t *buf, size_t size)
 	return 0;
 }
 
-/* The buffer a member is read into, mapped apart from the heap: it is
- * freed after parsing, and in the heap the little each member keeps would
- * land in the hole it leaves, so that every member's buffer took fresh
- * memory (20,000 members grew the heap by gigabytes). */
+/* The buffer a member is read into, mapped apart from the heap: in the
+ * heap the little each member keeps would land in the hole it leaves, so
+ * that every member's buffer took fresh memory (20,000 members grew the
+ * heap by gigabytes).  One mapping serves every member: after a member,
+ * the blocks read into it are zeroed again and their memory given back,
+ * and the holes, never written, stay mapped to the kernel's zero page, so
+ * the next member of the same layout reads them without a page fault. */
+static uint8_t *image_buf;
+static size_t image_cap;
+
 static uint8_t *
 image_alloc(size_t size)
 {
-	void *p = mmap(NULL, size ? size : 1, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *p;
 
-	return p == MAP_FAILED ? NULL : p;
+	if (size <= image_cap)
+		return image_buf;
+	if (image_buf)
+		munmap(image_buf, image_cap);
+	image_buf = NULL;
+	image_cap = 0;
+	p = mmap(NULL, size ? size : 1, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	image_buf = p;
+	image_cap = size ? size : 1;
+	return image_buf;
 }
 
+/* Zero [OFF, END) of the buffer again: whole pages given back, the rest
+ * cleared. */
 static void
-image_free(uint8_t *buf, size_t size)
+image_clear(uint64_t off, uint64_t end)
 {
-	if (buf)
-		munmap(buf, size ? size : 1);
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t lo = (off + pg - 1) / pg * pg, hi = end / pg * pg;
+
+	if (end > image_cap)
+		end = image_cap;
+	if (off >= end)
+		return;
+	if (lo >= hi || madvise(image_buf + lo, hi - lo, MADV_DONTNEED) != 0) {
+		memset(image_buf + off, 0, end - off);
+		return;
+	}
+	memset(image_buf + off, 0, lo - off);
+	memset(image_buf + hi, 0, end - hi);
+}
+
+/* Done with the buffer of a member whose data extents X were read into
+ * it. */
+static void
+image_free(uint8_t *buf, const struct profile_extents *x)
+{
+	if (!buf)
+		return;
+	for (size_t i = 0; i < x->n; i++)
+		image_clear(x->v[i].off, x->v[i].end);
 }
 
 /* The end of the last region the header or the region list of the file
@@ -562,7 +603,7 @@ read_checked(int fd, uint64_t size, uint8_t **out, size_t *avail,
 		return profile_fail(err, errlen, "out of memory");
 	*avail = (size_t)size;
 	if (profile_read_extents(fd, buf, size, x)) {
-		image_free(buf, size);
+		image_free(buf, x);
 		return profile_fail(err, errlen, "read error: %s",
 				    errno ? strerror(errno) : "file shrank");
 	}
@@ -602,7 +643,7 @@ profile_read(const char *path, struct profile *p, char *err, size_t errlen)
 		}
 	}
 	close(fd);
-	image_free(buf, avail);
+	image_free(buf, &x);
 	free(x.v);
 	if (ret == 0) {
 		p->path = strdup(path);
