@@ -132,18 +132,21 @@ open_image(const uint8_t *image, size_t size)
 
 /* Open the object (its file, or the image O carries) with libdwfl.
  * Failing that, the module keeps no dwfl and its samples are reported by
- * address. */
-static void
+ * address.  Returns another descriptor of the file, for reading its code,
+ * or -1. */
+static int
 module_open(struct module *m, const struct sym_object *o)
 {
 	int fd = o->image ? open_image(o->image, o->image_size)
 			  : open_exe(m->exe);
+	int code_fd;
 
 	if (fd < 0) {
 		cli_warn("%s: %s; reporting addresses only", m->exe,
 			 strerror(errno));
-		return;
+		return -1;
 	}
+	code_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	m->dwfl = dwfl_begin(&debuginfo_callbacks);
 	if (m->dwfl) {
 		dwfl_report_begin(m->dwfl);
@@ -155,9 +158,12 @@ module_open(struct module *m, const struct sym_object *o)
 		cli_warn("%s: %s; reporting addresses only", m->exe,
 			 dwfl_errmsg(-1));
 		close(fd);
-		return;
+		if (code_fd >= 0)
+			close(code_fd);
+		return -1;
 	}
 	dwfl_module_getelf(m->mod, &m->bias);
+	return code_fd;
 }
 
 /* RAW without a symbol version ("pthread_sigmask@@GLIBC_2.32" ->
@@ -242,9 +248,11 @@ static struct module *
 module_new(const struct sym_object *obj, const struct sym_opts *o)
 {
 	struct module *m = calloc(1, sizeof(*m));
+	int code_fd;
 
 	if (!m)
 		return NULL;
+	m->code.fd = -1;
 	m->exe = strdup(obj->name);
 	m->build_id = strdup(obj->build_id);
 	m->library = obj->library;
@@ -262,10 +270,13 @@ module_new(const struct sym_object *obj, const struct sym_opts *o)
 			obj->what);
 		return m;
 	}
-	module_open(m, obj);
-	if (!m->mod || check_build_id(m, o->force))
+	code_fd = module_open(m, obj);
+	if (!m->mod || check_build_id(m, o->force)) {
+		if (code_fd >= 0)
+			close(code_fd);
 		return m;
-	if (code_bytes_load(&m->code, m->mod)) {
+	}
+	if (code_bytes_load(&m->code, m->mod, code_fd)) {
 		module_free(m);
 		return NULL;
 	}
