@@ -42,58 +42,125 @@ select_procs(struct report *r)
 	return -1;
 }
 
-/* The samples outside the main executables of the N profiles P, into
- * FUNCS and LINES; the split goes to R when TOTALS. */
-static int
-symbolize_outside(struct report *r, struct symbolizer *sz,
-		  const struct profile *const *p, size_t n,
-		  struct func_list *funcs, struct func_list *lines, bool totals)
+/* Whether a selected process has call stacks: their frames are named
+ * after the flat profile, by any object. */
+static bool
+has_stacks(const struct report *r)
 {
-	struct lib_set set = {0};
+	for (size_t i = 0; i < r->nprocs; i++)
+		if (r->procs[i].p->has_frames || r->procs[i].p->has_stacks)
+			return true;
+	return false;
+}
+
+/* The samples outside the main executables of the N profiles P, into
+ * SET (empty with --main-only).  Returns 0, or -1 after printing an
+ * error. */
+static int
+outside_set(struct report *r, const struct profile *const *p, size_t n,
+	    struct lib_set *set)
+{
 	size_t i;
 	int ret = 0;
 
+	memset(set, 0, sizeof(*set));
 	if (r->opts->main_only)
 		return 0;
 	for (i = 0; i < n && ret == 0; i++)
-		ret = lib_set_add(&set, p[i]);
-	if (ret)
+		ret = lib_set_add(set, p[i]);
+	if (ret) {
 		cli_error("%s: out of memory", r->run->path);
-	else
-		ret = lib_set_symbolize(&set, sz, funcs,
-					r->opts->lines ? lines : NULL);
-	if (totals) {
-		r->in_libs = set.libs;
-		r->in_vdso = set.vdso;
-		r->in_unknown = set.unknown + set.lost + set.unrecorded;
+		lib_set_fini(set);
 	}
+	return ret;
+}
+
+/* The samples outside the main executable of P, into FUNCS and LINES. */
+static int
+symbolize_outside(struct report *r, struct symbolizer *sz,
+		  const struct profile *p, struct func_list *funcs,
+		  struct func_list *lines)
+{
+	struct lib_set set;
+	int ret;
+
+	if (r->opts->main_only)
+		return 0;
+	if (outside_set(r, &p, 1, &set))
+		return -1;
+	ret = lib_set_symbolize(&set, sz, funcs, r->opts->lines ? lines : NULL);
 	lib_set_fini(&set);
+	return ret;
+}
+
+/* Each object is closed after its last walk, when nothing is named after
+ * the flat profile: one object's symbols and debug information are held
+ * at a time, not all of them. */
+static int
+plan_walks(struct symbolizer *sz, const struct image_set *images,
+	   const struct lib_set *libs)
+{
+	size_t i;
+
+	for (i = 0; i < images->n; i++)
+		if (symbolizer_plan_exe(sz, images->v[i].ref))
+			return -1;
+	for (i = 0; i < libs->n; i++)
+		if (symbolizer_plan(sz, &libs->v[i].obj))
+			return -1;
+	return 0;
+}
+
+/* The samples of the N profiles P, merged per executable and per object
+ * outside them, into R's functions and lines. */
+static int
+symbolize_all(struct report *r, struct symbolizer *sz,
+	      const struct profile *const *p, size_t n)
+{
+	struct image_set images;
+	struct lib_set libs;
+	size_t i;
+	int ret = 0;
+
+	if (image_set_of_report(&images, r))
+		return -1;
+	if (outside_set(r, p, n, &libs)) {
+		image_set_fini(&images);
+		return -1;
+	}
+	if (!r->opts->by_process && !has_stacks(r) &&
+	    plan_walks(sz, &images, &libs)) {
+		cli_error("%s: out of memory", r->run->path);
+		ret = -1;
+	}
+	for (i = 0; i < images.n && ret == 0; i++)
+		ret = symbolize(sz, images.v[i].ref, images.v[i].samples,
+				images.v[i].n, &r->funcs, &r->lines);
+	image_set_fini(&images);
+	if (ret == 0 && !r->opts->main_only)
+		ret = lib_set_symbolize(&libs, sz, &r->funcs,
+					r->opts->lines ? &r->lines : NULL);
+	r->in_libs = libs.libs;
+	r->in_vdso = libs.vdso;
+	r->in_unknown = libs.unknown + libs.lost + libs.unrecorded;
+	lib_set_fini(&libs);
 	return ret;
 }
 
 static int
 symbolize_merged(struct report *r, struct symbolizer *sz)
 {
-	struct image_set set;
-	const struct profile **p;
+	const struct profile **p = calloc(r->nprocs, sizeof(*p));
 	size_t i;
-	int ret = 0;
+	int ret;
 
-	if (image_set_of_report(&set, r))
-		return -1;
-	for (i = 0; i < set.n && ret == 0; i++)
-		ret = symbolize(sz, set.v[i].ref, set.v[i].samples, set.v[i].n,
-				&r->funcs, &r->lines);
-	image_set_fini(&set);
-	p = calloc(r->nprocs, sizeof(*p));
-	for (i = 0; p && i < r->nprocs; i++)
-		p[i] = r->procs[i].p;
-	if (ret == 0 && !p)
+	if (!p) {
 		cli_error("%s: out of memory", r->run->path);
-	if (ret == 0)
-		ret = p ? symbolize_outside(r, sz, p, r->nprocs, &r->funcs,
-					    &r->lines, true)
-			: -1;
+		return -1;
+	}
+	for (i = 0; i < r->nprocs; i++)
+		p[i] = r->procs[i].p;
+	ret = symbolize_all(r, sz, p, r->nprocs);
 	free(p);
 	return ret;
 }
@@ -109,8 +176,7 @@ symbolize_each(struct report *r, struct symbolizer *sz)
 		pr->lines.key = r->lines.key;
 		if (symbolize(sz, pr->p, pr->p->samples, pr->p->nsamples,
 			      &pr->funcs, &pr->lines) ||
-		    symbolize_outside(r, sz, &pr->p, 1, &pr->funcs, &pr->lines,
-				      false))
+		    symbolize_outside(r, sz, pr->p, &pr->funcs, &pr->lines))
 			return -1;
 		func_list_finish(&pr->funcs);
 		func_list_finish(&pr->lines);

@@ -12,6 +12,7 @@
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,16 +36,31 @@ module_display(const char *exe)
 	return slash && slash[1] ? slash + 1 : exe;
 }
 
+/* Give back what opening M took: its file, symbols and names.  The
+ * module stays known (and refused, when it was). */
+static void
+module_close(struct module *m)
+{
+	bool warned = m->src.warned;
+
+	symtab_fini(&m->syms);
+	src_cache_fini(&m->src);
+	m->src.warned = warned; /* its DWARF is warned about once */
+	code_bytes_fini(&m->code);
+	strmap_fini(&m->shown, free);
+	if (m->dwfl)
+		dwfl_end(m->dwfl);
+	m->dwfl = NULL;
+	m->mod = NULL;
+	m->bias = 0;
+	m->loaded = false;
+}
+
 static void
 module_free(struct module *m)
 {
-	symtab_fini(&m->syms);
-	src_cache_fini(&m->src);
-	code_bytes_fini(&m->code);
-	strmap_fini(&m->shown, free);
+	module_close(m);
 	free(m->unknown_name);
-	if (m->dwfl)
-		dwfl_end(m->dwfl);
 	free(m->exe);
 	free(m->build_id);
 	free(m);
@@ -248,7 +264,6 @@ static struct module *
 module_new(const struct sym_object *obj, const struct sym_opts *o)
 {
 	struct module *m = calloc(1, sizeof(*m));
-	int code_fd;
 
 	if (!m)
 		return NULL;
@@ -264,36 +279,47 @@ module_new(const struct sym_object *obj, const struct sym_opts *o)
 		module_free(m);
 		return NULL;
 	}
+	return m;
+}
+
+/* Open M's file, check it and read its symbols.  Returns 0, or -1 when
+ * out of memory. */
+static int
+module_load(struct module *m, const struct sym_object *obj,
+	    const struct sym_opts *o)
+{
+	int code_fd;
+
+	m->loaded = true;
 	if (m->exe[0] == '\0') {
 		cli_warn(
 			"%s: executable path not recorded; reporting addresses only",
 			obj->what);
-		return m;
+		return 0;
 	}
 	code_fd = module_open(m, obj);
 	if (!m->mod || check_build_id(m, o->force)) {
 		if (code_fd >= 0)
 			close(code_fd);
-		return m;
+		return 0;
 	}
-	if (code_bytes_load(&m->code, m->mod, code_fd)) {
-		module_free(m);
-		return NULL;
-	}
-	if (symtab_load(&m->syms, m->mod, m->bias)) {
-		module_free(m);
-		return NULL;
+	if (code_bytes_load(&m->code, m->mod, code_fd) ||
+	    symtab_load(&m->syms, m->mod, m->bias)) {
+		module_close(m);
+		return -1;
 	}
 	if (m->syms.n == 0)
 		cli_warn(
 			"%s: no function symbols (stripped, no debug info found); reporting addresses only",
 			m->exe);
 	m->src.what = module_debug_file(m);
-	return m;
+	return 0;
 }
 
-struct module *
-module_get(struct symbolizer *sz, const struct sym_object *o)
+/* The module of O, added (not opened) when new; NULL when out of
+ * memory. */
+static struct module *
+module_find(struct symbolizer *sz, const struct sym_object *o)
 {
 	struct module *m;
 
@@ -308,6 +334,46 @@ module_get(struct symbolizer *sz, const struct sym_object *o)
 	m->next = sz->modules;
 	sz->modules = m;
 	return m;
+}
+
+struct module *
+module_get(struct symbolizer *sz, const struct sym_object *o)
+{
+	struct module *m = module_find(sz, o);
+
+	if (m && !m->loaded && module_load(m, o, &sz->opts))
+		return NULL;
+	return m;
+}
+
+int
+symbolizer_plan(struct symbolizer *sz, const struct sym_object *o)
+{
+	struct module *m = module_find(sz, o);
+
+	if (!m)
+		return -1;
+	m->walks++;
+	return 0;
+}
+
+void
+module_walked(struct symbolizer *sz, const struct sym_object *o)
+{
+	struct module *m;
+
+	for (m = sz->modules; m; m = m->next) {
+		if (strcmp(m->exe, o->name) != 0 ||
+		    strcmp(m->build_id, o->build_id) != 0)
+			continue;
+		if (m->walks > 0 && --m->walks == 0 && !m->refused) {
+			module_close(m);
+			/* the heap's free pages back too: the next module's
+			 * peak does not stand on this one's */
+			malloc_trim(0);
+		}
+		return;
+	}
 }
 
 struct symbolizer *

@@ -29,6 +29,8 @@ struct module {
 	struct strmap shown;	/* raw name -> shown name */
 	bool demangle;		/* shown names are demangled */
 	char *unknown_name;	/* "[module]": code in no symbol */
+	bool loaded;		/* opened (and warned about) */
+	unsigned walks;		/* planned walks to come (symbolizer_plan) */
 };
 
 struct symbolizer {
@@ -40,6 +42,10 @@ struct symbolizer {
  * with the file are warned about, and leave it without symbols (or
  * refused); NULL only when out of memory. */
 struct module *module_get(struct symbolizer *sz, const struct sym_object *o);
+
+/* One walk of O's samples is done: after the last walk planned
+ * (symbolizer_plan) its module is closed. */
+void module_walked(struct symbolizer *sz, const struct sym_object *o);
 
 /* The shown name of RAW: demangled (a "@plt" suffix kept) when DEMANGLED
  * and possible, else RAW; NULL when out of memory. */

@@ -314,8 +314,10 @@ symbolize_object(struct symbolizer *sz, const struct sym_object *o,
 	struct walk w = {.o = &sz->opts, .out = funcs};
 	int ret;
 
-	if (n == 0)
+	if (n == 0) {
+		module_walked(sz, o);
 		return 0; /* no binary needed, and no warnings about it */
+	}
 	w.m = module_get(sz, o);
 	if (!w.m) {
 		cli_error("%s: out of memory", o->name);
@@ -329,6 +331,7 @@ symbolize_object(struct symbolizer *sz, const struct sym_object *o,
 	free(w.unknown);
 	if (ret)
 		cli_error("%s: out of memory", o->name);
+	module_walked(sz, o);
 	return ret;
 }
 
@@ -340,6 +343,14 @@ symbolize(struct symbolizer *sz, const struct profile *p,
 	struct sym_object o = main_object(p);
 
 	return symbolize_object(sz, &o, s, n, funcs, lines);
+}
+
+int
+symbolizer_plan_exe(struct symbolizer *sz, const struct profile *p)
+{
+	struct sym_object o = main_object(p);
+
+	return symbolizer_plan(sz, &o);
 }
 
 int

@@ -58,6 +58,17 @@ int symbolize_object(struct symbolizer *sz, const struct sym_object *o,
 		     const struct profile_sample *samples, size_t n,
 		     struct func_list *funcs, struct func_list *lines);
 
+/* Plan one more walk of the object O (symbolize_object, symbolize): the
+ * symbolizer closes an object after the last walk planned for it, giving
+ * back its file, symbols and debug information, so that one object at a
+ * time is held instead of all of them.  An object used again after that
+ * is opened again (and warned about again).  Objects never planned stay
+ * open until symbolizer_free.  Returns 0, or -1 when out of memory. */
+int symbolizer_plan(struct symbolizer *sz, const struct sym_object *o);
+
+/* symbolizer_plan() of P's executable, for one more symbolize(). */
+int symbolizer_plan_exe(struct symbolizer *sz, const struct profile *p);
+
 /* Source file (allocated; absolute when the compilation directory is
  * known) and line of the code at link-time ADDR in P's executable; *FILE
  * is NULL when unknown.  Returns 0, or -1 when out of memory. */
