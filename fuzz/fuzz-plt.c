@@ -6,9 +6,12 @@
  * on: each entry is one PLT slot long, lies where its section says, and is
  * named "NAME@plt" with a non-empty NAME.
  */
+#define _GNU_SOURCE
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "plt.h"
 #include "fuzz.h"
@@ -35,6 +38,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n, i;
 	char *copy;
 	Elf *elf;
+	int fd;
 
 	if (!ready) {
 		elf_version(EV_CURRENT);
@@ -45,14 +49,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!copy)
 		return 0;
 	memcpy(copy, data, size);
+	/* the same bytes as a file, which the relocations are read from */
+	fd = memfd_create("fuzz-plt", MFD_CLOEXEC);
+	if (fd >= 0 && write(fd, data, size) != (ssize_t)size) {
+		close(fd);
+		fd = -1;
+	}
 	elf = elf_memory(copy, size);
-	if (elf && plt_entries(elf, &v, &n) == 0) {
+	if (elf && plt_entries(elf, fd, &v, &n) == 0) {
 		for (i = 0; i < n; i++)
 			check_entry(&v[i]);
 		plt_entries_free(v, n);
 	}
 	if (elf)
 		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
 	free(copy);
 	return 0;
 }

@@ -304,7 +304,7 @@ module_load(struct module *m, const struct sym_object *obj,
 		return 0;
 	}
 	if (code_bytes_load(&m->code, m->mod, code_fd) ||
-	    symtab_load(&m->syms, m->mod, m->bias)) {
+	    symtab_load(&m->syms, m->mod, m->bias, m->code.fd)) {
 		module_close(m);
 		return -1;
 	}

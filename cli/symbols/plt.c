@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "array.h"
 #include "intern.h"
@@ -51,28 +52,122 @@ add_slot(struct slot **v, size_t *n, size_t *cap, uint64_t got,
 	return 0;
 }
 
+/* The relocations of one section, in order.  Read from the file in
+ * pieces when its descriptor is known, not through libelf's map of it:
+ * the dynamic relocations of a large library are megabytes (libLLVM's,
+ * 8 MB), of which only the few that fill GOT slots matter here, and each
+ * page read through the map stays resident. */
+struct relocs {
+	Elf *elf;
+	Elf_Data *data; /* libelf's, when there is no descriptor */
+	int fd;
+	uint64_t off;	  /* the section's in the file */
+	size_t n, esize;  /* relocations, and bytes of one in the file */
+	size_t first, nv; /* the ones in v */
+	GElf_Rela v[256];
+};
+
+/* Relocations from I on into R->v.  False when they cannot be read. */
+static bool
+relocs_fill(struct relocs *r, size_t i)
+{
+	unsigned char raw[sizeof(r->v)], mem[sizeof(r->v)];
+	Elf_Data src = {
+		.d_buf = raw, .d_type = ELF_T_RELA, .d_version = EV_CURRENT};
+	Elf_Data dst = {
+		.d_buf = mem, .d_size = sizeof(mem), .d_version = EV_CURRENT};
+	size_t k = r->n - i < 256 ? r->n - i : 256, j;
+	ssize_t got;
+
+	got = pread(r->fd, raw, k * r->esize, (off_t)(r->off + i * r->esize));
+	if (got < 0 || (size_t)got < r->esize)
+		return false;
+	k = (size_t)got / r->esize;
+	src.d_size = k * r->esize;
+	if (!gelf_xlatetom(r->elf, &dst, &src,
+			   elf_getident(r->elf, NULL)[EI_DATA]))
+		return false;
+	for (j = 0; j < k; j++) {
+		if (gelf_getclass(r->elf) == ELFCLASS32) {
+			Elf32_Rela *e = (Elf32_Rela *)mem + j;
+
+			r->v[j] = (GElf_Rela){
+				.r_offset = e->r_offset,
+				.r_info = GELF_R_INFO(ELF32_R_SYM(e->r_info),
+						      ELF32_R_TYPE(e->r_info)),
+				.r_addend = e->r_addend};
+		} else {
+			r->v[j] = ((Elf64_Rela *)mem)[j];
+		}
+	}
+	r->first = i;
+	r->nv = k;
+	return true;
+}
+
+/* Relocation I of R into *OUT; false past the last (or unreadable). */
+static bool
+relocs_get(struct relocs *r, size_t i, GElf_Rela *out)
+{
+	if (r->fd < 0)
+		return gelf_getrela(r->data, (int)i, out) != NULL;
+	if (i >= r->n)
+		return false;
+	if ((i < r->first || i >= r->first + r->nv) && !relocs_fill(r, i))
+		return false;
+	*out = r->v[i - r->first];
+	return true;
+}
+
+/* The relocations of SCN (header SH) and their data REL, from FD when it
+ * is not -1.  False when there are none to read. */
+static bool
+relocs_open(struct relocs *r, Elf *elf, const GElf_Shdr *sh, Elf_Data *rel,
+	    int fd)
+{
+	size_t esize = gelf_fsize(elf, ELF_T_RELA, 1, EV_CURRENT);
+
+	if (!rel || rel->d_type != ELF_T_RELA || esize == 0 ||
+	    esize > sizeof(Elf64_Rela))
+		return false;
+	*r = (struct relocs){.elf = elf,
+			     .data = rel,
+			     .fd = fd,
+			     .off = sh->sh_offset,
+			     .esize = esize,
+			     .n = rel->d_size / esize};
+	return true;
+}
+
 /* The slots of the JUMP_SLOT and GLOB_DAT relocations of SCN (a SHT_RELA
  * section whose symbols are in the section it links to). */
 static int
-relocation_slots(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct slot **v,
-		 size_t *n, size_t *cap)
+relocation_slots(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, int fd,
+		 struct slot **v, size_t *n, size_t *cap)
 {
 	Elf_Scn *symscn = elf_getscn(elf, sh->sh_link);
-	Elf_Data *rel = elf_getdata(scn, NULL), *syms;
+	Elf_Data *syms;
 	GElf_Shdr symsh;
 	GElf_Rela r;
 	GElf_Sym s;
 	const char *name;
 	unsigned long type;
-	int i;
+	struct relocs *rel;
+	size_t i;
+	int ret = 0;
 
 	if (!symscn || !gelf_getshdr(symscn, &symsh) ||
 	    (symsh.sh_type != SHT_DYNSYM && symsh.sh_type != SHT_SYMTAB))
 		return 0;
+	rel = malloc(sizeof(*rel));
+	if (!rel)
+		return -1;
 	syms = elf_getdata(symscn, NULL);
-	if (!rel || !syms)
+	if (!syms || !relocs_open(rel, elf, sh, elf_getdata(scn, NULL), fd)) {
+		free(rel);
 		return 0;
-	for (i = 0; *n < MAX_SLOTS && gelf_getrela(rel, i, &r); i++) {
+	}
+	for (i = 0; ret == 0 && *n < MAX_SLOTS && relocs_get(rel, i, &r); i++) {
 		type = GELF_R_TYPE(r.r_info);
 		if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT)
 			continue;
@@ -80,13 +175,14 @@ relocation_slots(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct slot **v,
 			continue;
 		name = elf_strptr(elf, symsh.sh_link, s.st_name);
 		if (name && name[0] && add_slot(v, n, cap, r.r_offset, name))
-			return -1;
+			ret = -1;
 	}
-	return 0;
+	free(rel);
+	return ret;
 }
 
 static int
-collect_slots(Elf *elf, struct slot **v, size_t *n)
+collect_slots(Elf *elf, int fd, struct slot **v, size_t *n)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -97,7 +193,7 @@ collect_slots(Elf *elf, struct slot **v, size_t *n)
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA)
 			continue;
-		if (relocation_slots(elf, scn, &sh, v, n, &cap)) {
+		if (relocation_slots(elf, scn, &sh, fd, v, n, &cap)) {
 			free(*v);
 			*v = NULL;
 			return -1;
@@ -199,7 +295,7 @@ is_plt(const char *name)
 }
 
 int
-plt_entries(Elf *elf, struct plt_entry **out, size_t *n)
+plt_entries(Elf *elf, int fd, struct plt_entry **out, size_t *n)
 {
 	struct entries e = {0};
 	struct slot *slots = NULL;
@@ -214,7 +310,7 @@ plt_entries(Elf *elf, struct plt_entry **out, size_t *n)
 	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 ||
 	    elf_getshdrstrndx(elf, &shstrndx) < 0)
 		return 0;
-	if (collect_slots(elf, &slots, &nslots))
+	if (collect_slots(elf, fd, &slots, &nslots))
 		return -1;
 	while (ret == 0 && nslots > 0 &&
 	       (scn = elf_nextscn(elf, scn)) != NULL) {

@@ -19,8 +19,10 @@ struct plt_entry {
  * entries, each entry's jump resolved through its GOT slot's relocation.
  * Entries whose slot has no symbol (the PLT's header, IRELATIVE slots) are
  * left out.  Damaged sections give fewer entries, never an error.
- * 0, or -1 when out of memory (*OUT NULL). */
-int plt_entries(Elf *elf, struct plt_entry **out, size_t *n);
+ * FD is the file ELF was read from: its relocations are read from it in
+ * pieces (-1: through ELF's data).  0, or -1 when out of memory (*OUT
+ * NULL). */
+int plt_entries(Elf *elf, int fd, struct plt_entry **out, size_t *n);
 
 void plt_entries_free(struct plt_entry *v, size_t n);
 

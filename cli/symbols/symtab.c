@@ -143,14 +143,14 @@ read_sym(Dwfl_Module *mod, Dwarf_Addr bias, int i, struct sym *y)
 }
 
 int
-symtab_load(struct symtab *t, Dwfl_Module *mod, Dwarf_Addr bias)
+symtab_load(struct symtab *t, Dwfl_Module *mod, Dwarf_Addr bias, int fd)
 {
 	int i, n = dwfl_module_getsymtab(mod);
 	Dwarf_Addr ebias;
 	Elf *elf = dwfl_module_getelf(mod, &ebias);
 
 	memset(t, 0, sizeof(*t));
-	if (elf && plt_entries(elf, &t->plt, &t->nplt))
+	if (elf && plt_entries(elf, fd, &t->plt, &t->nplt))
 		return -1;
 	if (n < 0)
 		n = 0;

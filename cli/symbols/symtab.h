@@ -38,9 +38,9 @@ struct symtab {
  * .dynsym), and its PLT entries as "NAME@plt".  Where several symbols
  * start at one address the preferred one stays: global before weak
  * before local, sized before sizeless, then by name.  A sizeless symbol
- * ends at the next symbol or the end of its section.  Returns 0, or -1
- * when out of memory. */
-int symtab_load(struct symtab *t, Dwfl_Module *mod, Dwarf_Addr bias);
+ * ends at the next symbol or the end of its section.  FD: MOD's file, for
+ * plt_entries(), or -1.  Returns 0, or -1 when out of memory. */
+int symtab_load(struct symtab *t, Dwfl_Module *mod, Dwarf_Addr bias, int fd);
 void symtab_fini(struct symtab *t);
 
 /* The symbol containing link-time ADDR, or NULL; *GAP identifies the
