@@ -35,16 +35,27 @@ sym_rank(const GElf_Sym *s)
 	return rank * 2 + (s->st_size == 0);
 }
 
+/* What the table is sorted by: address, preference among aliases, name,
+ * then the order read (the sort is stable). */
+struct sym_key {
+	uint64_t start;
+	uint32_t rank;
+	uint32_t i; /* index in the symbols read */
+};
+
 static int
-cmp_sym(const void *a, const void *b)
+cmp_key(const void *a, const void *b, void *arg)
 {
-	const struct sym *x = a, *y = b;
+	const struct sym_key *x = a, *y = b;
+	const struct sym *v = arg;
+	int c;
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
 	if (x->rank != y->rank)
-		return x->rank - y->rank;
-	return strcmp(x->name, y->name);
+		return x->rank < y->rank ? -1 : 1;
+	c = strcmp(v[x->i].name, v[y->i].name);
+	return c ? c : (x->i > y->i) - (x->i < y->i);
 }
 
 static bool
@@ -71,27 +82,53 @@ section_end(Elf *elf, GElf_Word shndx, uint64_t start)
 	return shdr.sh_addr + shdr.sh_size;
 }
 
-/* Keep one symbol per address (the preferred alias); sizeless symbols
- * extend to the next symbol or the end of their section. */
-static void
+/* Sort T, keeping one symbol per address (the preferred alias), in an
+ * array of just those: the keys are sorted, not the symbols (a tenth of
+ * the bytes moved).  Returns 0, or -1 when out of memory. */
+static int
 sort_syms(struct symtab *t)
 {
+	struct sym_key *k;
+	struct sym *v;
 	size_t i, n = 0;
-	uint64_t next;
 
 	if (t->n == 0) /* t->v may be NULL */
-		return;
-	qsort(t->v, t->n, sizeof(*t->v), cmp_sym);
-	for (i = 0; i < t->n; i++) {
-		if (n > 0 && t->v[n - 1].start == t->v[i].start)
-			continue;
-		t->v[n++] = t->v[i];
+		return 0;
+	k = malloc(t->n * sizeof(*k));
+	if (!k)
+		return -1;
+	for (i = 0; i < t->n; i++)
+		k[i] = (struct sym_key){t->v[i].start, (uint32_t)t->v[i].rank,
+					(uint32_t)i};
+	qsort_r(k, t->n, sizeof(*k), cmp_key, t->v);
+	for (i = 0; i < t->n; i++)
+		n += i == 0 || k[i].start != k[i - 1].start;
+	v = malloc(n * sizeof(*v));
+	if (!v) {
+		free(k);
+		return -1;
 	}
+	for (i = 0, n = 0; i < t->n; i++)
+		if (i == 0 || k[i].start != k[i - 1].start)
+			v[n++] = t->v[k[i].i];
+	free(k);
+	free(t->v);
+	t->v = v;
 	t->n = n;
-	for (i = 0; i < n; i++) {
+	return 0;
+}
+
+/* Sizeless symbols extend to the next symbol or the end of their
+ * section. */
+static void
+end_sizeless(struct symtab *t)
+{
+	uint64_t next;
+
+	for (size_t i = 0; i < t->n; i++) {
 		if (!t->v[i].sizeless)
 			continue;
-		next = i + 1 < n ? t->v[i + 1].start : UINT64_MAX;
+		next = i + 1 < t->n ? t->v[i + 1].start : UINT64_MAX;
 		if (t->v[i].end > next)
 			t->v[i].end = next;
 		if (t->v[i].end == UINT64_MAX)
@@ -163,7 +200,9 @@ symtab_load(struct symtab *t, Dwfl_Module *mod, Dwarf_Addr bias, int fd)
 	for (i = 1; i < n; i++)
 		if (read_sym(mod, bias, i, &t->v[t->n]))
 			t->n++;
-	sort_syms(t);
+	if (sort_syms(t))
+		return -1;
+	end_sizeless(t);
 	return 0;
 }
 
