@@ -36,7 +36,7 @@ sym_rank(const GElf_Sym *s)
 }
 
 /* What the table is sorted by: address, preference among aliases, name,
- * then the order read (the sort is stable). */
+ * then the order read. */
 struct sym_key {
 	uint64_t start;
 	uint32_t rank;
@@ -44,10 +44,8 @@ struct sym_key {
 };
 
 static int
-cmp_key(const void *a, const void *b, void *arg)
+cmp_key(const struct sym_key *x, const struct sym_key *y, const struct sym *v)
 {
-	const struct sym_key *x = a, *y = b;
-	const struct sym *v = arg;
 	int c;
 
 	if (x->start != y->start)
@@ -56,6 +54,56 @@ cmp_key(const void *a, const void *b, void *arg)
 		return x->rank < y->rank ? -1 : 1;
 	c = strcmp(v[x->i].name, v[y->i].name);
 	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* Sort the N keys K by start, stably (radix, a byte at a time from the
+ * lowest, skipping bytes all keys share); TMP has room for N more. */
+static void
+sort_by_start(struct sym_key *k, struct sym_key *tmp, size_t n)
+{
+	struct sym_key *from = k, *to = tmp, *t;
+	size_t count[256], i, b, at, c;
+
+	for (unsigned shift = 0; shift < 64; shift += 8) {
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[(from[i].start >> shift) & 0xff]++;
+		if (count[(from[0].start >> shift) & 0xff] == n)
+			continue;
+		for (b = 0, at = 0; b < 256; b++) {
+			c = count[b];
+			count[b] = at;
+			at += c;
+		}
+		for (i = 0; i < n; i++)
+			to[count[(from[i].start >> shift) & 0xff]++] = from[i];
+		t = from;
+		from = to;
+		to = t;
+	}
+	if (from != k)
+		memcpy(k, from, n * sizeof(*k));
+}
+
+/* Sort the N keys K as cmp_key orders them: by start, then each run of
+ * one start (aliases: a few at most) by insertion. */
+static void
+sort_keys(struct sym_key *k, struct sym_key *tmp, size_t n, const struct sym *v)
+{
+	struct sym_key x;
+	size_t i, j;
+
+	sort_by_start(k, tmp, n);
+	for (i = 1; i < n; i++) {
+		if (k[i].start != k[i - 1].start)
+			continue;
+		x = k[i];
+		for (j = i; j > 0 && k[j - 1].start == x.start &&
+			    cmp_key(&k[j - 1], &x, v) > 0;
+		     j--)
+			k[j] = k[j - 1];
+		k[j] = x;
+	}
 }
 
 static bool
@@ -94,13 +142,13 @@ sort_syms(struct symtab *t)
 
 	if (t->n == 0) /* t->v may be NULL */
 		return 0;
-	k = malloc(t->n * sizeof(*k));
+	k = malloc(2 * t->n * sizeof(*k));
 	if (!k)
 		return -1;
 	for (i = 0; i < t->n; i++)
 		k[i] = (struct sym_key){t->v[i].start, (uint32_t)t->v[i].rank,
 					(uint32_t)i};
-	qsort_r(k, t->n, sizeof(*k), cmp_key, t->v);
+	sort_keys(k, k + t->n, t->n, t->v);
 	for (i = 0; i < t->n; i++)
 		n += i == 0 || k[i].start != k[i - 1].start;
 	v = malloc(n * sizeof(*v));
