@@ -58,7 +58,8 @@ profile_parse_threads(const uint8_t *buf, struct profile *p, char *err,
 		return profile_fail(err, errlen,
 				    "thread table of %u slots (at most %u)",
 				    h->thread_slots, PROFILE_MAX_THREAD_SLOTS);
-	p->threads = calloc(h->thread_slots, sizeof(*p->threads));
+	/* not cleared: a table of 1024 slots holds a few records */
+	p->threads = malloc(h->thread_slots * sizeof(*p->threads));
 	if (!p->threads)
 		return profile_fail(err, errlen, "out of memory");
 	for (uint32_t i = 0; i < h->thread_slots; i++) {
@@ -67,6 +68,7 @@ profile_parse_threads(const uint8_t *buf, struct profile *p, char *err,
 		if (s.tid == 0 || (s.tid < 0 && s.samples == 0 &&
 				   s.cpu_ns == 0 && s.cpu_live_ns == 0))
 			continue;
+		p->threads[n] = (struct profile_thread){0};
 		if (!read_record(&s, &p->threads[n]))
 			return profile_fail(err, errlen,
 					    "thread record %u is bad", i);

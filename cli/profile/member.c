@@ -258,7 +258,8 @@ read_wraps(const uint8_t *buf, const struct profrun_header *h,
 	size_t n = 0;
 	uint32_t i;
 
-	w = calloc(h->wrap_slots ? h->wrap_slots : 1, sizeof(*w));
+	/* not cleared: the table is mostly empty */
+	w = malloc((h->wrap_slots ? h->wrap_slots : 1) * sizeof(*w));
 	if (!w)
 		return profile_fail(err, errlen, "out of memory");
 	for (i = 0; i < h->wrap_slots; i++) {
