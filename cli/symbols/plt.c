@@ -52,6 +52,8 @@ add_slot(struct slot **v, size_t *n, size_t *cap, uint64_t got,
 	return 0;
 }
 
+#define RELOCS_READ 2048 /* relocations read at once */
+
 /* The relocations of one section, in order.  Read from the file in
  * pieces when its descriptor is known, not through libelf's map of it:
  * the dynamic relocations of a large library are megabytes (libLLVM's,
@@ -64,41 +66,44 @@ struct relocs {
 	uint64_t off;	  /* the section's in the file */
 	size_t n, esize;  /* relocations, and bytes of one in the file */
 	size_t first, nv; /* the ones in v */
-	GElf_Rela v[256];
+	GElf_Rela v[RELOCS_READ];
+	unsigned char
+		raw[RELOCS_READ * sizeof(Elf64_Rela)]; /* as in the file */
+	unsigned char mem[RELOCS_READ * sizeof(Elf32_Rela)]; /* ELFCLASS32's */
 };
 
 /* Relocations from I on into R->v.  False when they cannot be read. */
 static bool
 relocs_fill(struct relocs *r, size_t i)
 {
-	unsigned char raw[sizeof(r->v)], mem[sizeof(r->v)];
 	Elf_Data src = {
-		.d_buf = raw, .d_type = ELF_T_RELA, .d_version = EV_CURRENT};
-	Elf_Data dst = {
-		.d_buf = mem, .d_size = sizeof(mem), .d_version = EV_CURRENT};
-	size_t k = r->n - i < 256 ? r->n - i : 256, j;
+		.d_buf = r->raw, .d_type = ELF_T_RELA, .d_version = EV_CURRENT};
+	Elf_Data dst = {.d_buf = r->mem,
+			.d_size = sizeof(r->mem),
+			.d_version = EV_CURRENT};
+	size_t k = r->n - i < RELOCS_READ ? r->n - i : RELOCS_READ, j;
+	bool elf32 = gelf_getclass(r->elf) == ELFCLASS32;
 	ssize_t got;
 
-	got = pread(r->fd, raw, k * r->esize, (off_t)(r->off + i * r->esize));
+	got = pread(r->fd, r->raw, k * r->esize,
+		    (off_t)(r->off + i * r->esize));
 	if (got < 0 || (size_t)got < r->esize)
 		return false;
 	k = (size_t)got / r->esize;
 	src.d_size = k * r->esize;
+	if (!elf32)
+		dst.d_buf = r->v; /* GElf_Rela is Elf64_Rela */
 	if (!gelf_xlatetom(r->elf, &dst, &src,
 			   elf_getident(r->elf, NULL)[EI_DATA]))
 		return false;
-	for (j = 0; j < k; j++) {
-		if (gelf_getclass(r->elf) == ELFCLASS32) {
-			Elf32_Rela *e = (Elf32_Rela *)mem + j;
+	for (j = 0; elf32 && j < k; j++) {
+		Elf32_Rela *e = (Elf32_Rela *)r->mem + j;
 
-			r->v[j] = (GElf_Rela){
-				.r_offset = e->r_offset,
-				.r_info = GELF_R_INFO(ELF32_R_SYM(e->r_info),
-						      ELF32_R_TYPE(e->r_info)),
-				.r_addend = e->r_addend};
-		} else {
-			r->v[j] = ((Elf64_Rela *)mem)[j];
-		}
+		r->v[j] = (GElf_Rela){
+			.r_offset = e->r_offset,
+			.r_info = GELF_R_INFO(ELF32_R_SYM(e->r_info),
+					      ELF32_R_TYPE(e->r_info)),
+			.r_addend = e->r_addend};
 	}
 	r->first = i;
 	r->nv = k;
@@ -139,11 +144,33 @@ relocs_open(struct relocs *r, Elf *elf, const GElf_Shdr *sh, Elf_Data *rel,
 	return true;
 }
 
+/* The GOT slots the PLT entries jump through, sorted. */
+struct wanted {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static bool
+is_wanted(const struct wanted *w, uint64_t got)
+{
+	return w->n && bsearch(&got, w->v, w->n, sizeof(*w->v), cmp_u64);
+}
+
 /* The slots of the JUMP_SLOT and GLOB_DAT relocations of SCN (a SHT_RELA
- * section whose symbols are in the section it links to). */
+ * section whose symbols are in the section it links to) that fill a GOT
+ * slot of W: the only ones whose names are looked up. */
 static int
 relocation_slots(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, int fd,
-		 struct slot **v, size_t *n, size_t *cap)
+		 const struct wanted *w, struct slot **v, size_t *n,
+		 size_t *cap)
 {
 	Elf_Scn *symscn = elf_getscn(elf, sh->sh_link);
 	Elf_Data *syms;
@@ -171,6 +198,8 @@ relocation_slots(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, int fd,
 		type = GELF_R_TYPE(r.r_info);
 		if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT)
 			continue;
+		if (!is_wanted(w, r.r_offset))
+			continue;
 		if (!gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &s))
 			continue;
 		name = elf_strptr(elf, symsh.sh_link, s.st_name);
@@ -182,7 +211,8 @@ relocation_slots(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, int fd,
 }
 
 static int
-collect_slots(Elf *elf, int fd, struct slot **v, size_t *n)
+collect_slots(Elf *elf, int fd, const struct wanted *w, struct slot **v,
+	      size_t *n)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -193,7 +223,7 @@ collect_slots(Elf *elf, int fd, struct slot **v, size_t *n)
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA)
 			continue;
-		if (relocation_slots(elf, scn, &sh, fd, v, n, &cap)) {
+		if (relocation_slots(elf, scn, &sh, fd, w, v, n, &cap)) {
 			free(*v);
 			*v = NULL;
 			return -1;
@@ -260,28 +290,54 @@ entry_slot(const unsigned char *b, uint64_t size, uint64_t addr)
 	return 0;
 }
 
+/* The data of SCN (header SH) if it is a PLT section to decode, and the
+ * size of one entry; NULL when not. */
+static const unsigned char *
+plt_bytes(Elf_Scn *scn, const GElf_Shdr *sh, uint64_t *size, uint64_t *entry)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+
+	*entry = sh->sh_entsize == 8 || sh->sh_entsize == 16 ? sh->sh_entsize
+							     : 16;
+	if (sh->sh_type != SHT_PROGBITS || !d || !d->d_buf ||
+	    sh->sh_addr > UINT64_MAX - d->d_size) /* a section that wraps */
+		return NULL;
+	*size = d->d_size;
+	return d->d_buf;
+}
+
 static int
 scan_section(Elf_Scn *scn, const GElf_Shdr *sh, struct slot *slots,
 	     size_t nslots, struct entries *e)
 {
-	Elf_Data *d = elf_getdata(scn, NULL);
-	uint64_t size = sh->sh_entsize == 8 || sh->sh_entsize == 16
-				? sh->sh_entsize
-				: 16;
-	uint64_t off, addr;
-	const unsigned char *b;
+	uint64_t size, entry, off, addr;
+	const unsigned char *b = plt_bytes(scn, sh, &size, &entry);
 	struct slot *slot;
 
-	if (sh->sh_type != SHT_PROGBITS || !d || !d->d_buf ||
-	    sh->sh_addr > UINT64_MAX - d->d_size) /* a section that wraps */
-		return 0;
-	b = d->d_buf;
-	for (off = 0; off + size <= d->d_size && e->n < MAX_SLOTS;
-	     off += size) {
+	for (off = 0; b && off + entry <= size && e->n < MAX_SLOTS;
+	     off += entry) {
 		addr = sh->sh_addr + off;
-		slot = slot_of(slots, nslots, entry_slot(b + off, size, addr));
-		if (slot && slot->name && add_entry(e, addr, addr + size, slot))
+		slot = slot_of(slots, nslots, entry_slot(b + off, entry, addr));
+		if (slot && slot->name &&
+		    add_entry(e, addr, addr + entry, slot))
 			return -1;
+	}
+	return 0;
+}
+
+/* The GOT slots the entries of SCN jump through, into W. */
+static int
+want_section(Elf_Scn *scn, const GElf_Shdr *sh, struct wanted *w)
+{
+	uint64_t size, entry, off, addr;
+	const unsigned char *b = plt_bytes(scn, sh, &size, &entry);
+
+	for (off = 0; b && off + entry <= size && w->n < MAX_SLOTS;
+	     off += entry) {
+		addr = sh->sh_addr + off;
+		if (ARRAY_GROW(w->v, w->cap, w->n, 64))
+			return -1;
+		w->v[w->n++] = entry_slot(b + off, entry, addr);
 	}
 	return 0;
 }
@@ -298,6 +354,7 @@ int
 plt_entries(Elf *elf, int fd, struct plt_entry **out, size_t *n)
 {
 	struct entries e = {0};
+	struct wanted w = {0};
 	struct slot *slots = NULL;
 	size_t nslots = 0, shstrndx;
 	Elf_Scn *scn = NULL;
@@ -310,7 +367,21 @@ plt_entries(Elf *elf, int fd, struct plt_entry **out, size_t *n)
 	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 ||
 	    elf_getshdrstrndx(elf, &shstrndx) < 0)
 		return 0;
-	if (collect_slots(elf, fd, &slots, &nslots))
+	/* the slots the entries jump through first: only the relocations
+	 * filling those are named (a library has thousands of others) */
+	while (ret == 0 && (scn = elf_nextscn(elf, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) &&
+		    is_plt(elf_strptr(elf, shstrndx, sh.sh_name)))
+			ret = want_section(scn, &sh, &w);
+	}
+	if (ret || w.n == 0) {
+		free(w.v);
+		return ret;
+	}
+	qsort(w.v, w.n, sizeof(*w.v), cmp_u64);
+	ret = collect_slots(elf, fd, &w, &slots, &nslots);
+	free(w.v);
+	if (ret)
 		return -1;
 	while (ret == 0 && nslots > 0 &&
 	       (scn = elf_nextscn(elf, scn)) != NULL) {
