@@ -492,11 +492,26 @@ read_all(int fd, uint8_t *buf, size_t size)
  * heap the little each member keeps would land in the hole it leaves, so
  * that every member's buffer took fresh memory (20,000 members grew the
  * heap by gigabytes).  One mapping serves every member: after a member,
- * the blocks read into it are zeroed again and their memory given back,
- * and the holes, never written, stay mapped to the kernel's zero page, so
- * the next member of the same layout reads them without a page fault. */
+ * the blocks read into it are cleared again, and the holes, never
+ * written, stay mapped to the kernel's zero page, so the next member of
+ * the same layout is read without page faults.  The memory of cleared
+ * blocks is kept up to IMAGE_KEEP, then given back;
+ * profile_read_release() gives back all of it. */
+#define IMAGE_KEEP (8u << 20)
+
 static uint8_t *image_buf;
 static size_t image_cap;
+static uint64_t image_kept; /* bytes cleared in place since given back */
+
+void
+profile_read_release(void)
+{
+	if (image_buf)
+		munmap(image_buf, image_cap);
+	image_buf = NULL;
+	image_cap = 0;
+	image_kept = 0;
+}
 
 static uint8_t *
 image_alloc(size_t size)
@@ -505,10 +520,7 @@ image_alloc(size_t size)
 
 	if (size <= image_cap)
 		return image_buf;
-	if (image_buf)
-		munmap(image_buf, image_cap);
-	image_buf = NULL;
-	image_cap = 0;
+	profile_read_release();
 	p = mmap(NULL, size ? size : 1, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
@@ -518,35 +530,29 @@ image_alloc(size_t size)
 	return image_buf;
 }
 
-/* Zero [OFF, END) of the buffer again: whole pages given back, the rest
- * cleared. */
-static void
-image_clear(uint64_t off, uint64_t end)
-{
-	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
-	uint64_t lo = (off + pg - 1) / pg * pg, hi = end / pg * pg;
-
-	if (end > image_cap)
-		end = image_cap;
-	if (off >= end)
-		return;
-	if (lo >= hi || madvise(image_buf + lo, hi - lo, MADV_DONTNEED) != 0) {
-		memset(image_buf + off, 0, end - off);
-		return;
-	}
-	memset(image_buf + off, 0, lo - off);
-	memset(image_buf + hi, 0, end - hi);
-}
-
 /* Done with the buffer of a member whose data extents X were read into
- * it. */
+ * it: they are cleared, or the whole buffer given back. */
 static void
 image_free(uint8_t *buf, const struct profile_extents *x)
 {
+	uint64_t n = 0, end;
+	size_t i;
+
 	if (!buf)
 		return;
-	for (size_t i = 0; i < x->n; i++)
-		image_clear(x->v[i].off, x->v[i].end);
+	for (i = 0; i < x->n; i++)
+		n += x->v[i].end - x->v[i].off;
+	if (n > IMAGE_KEEP - image_kept &&
+	    madvise(image_buf, image_cap, MADV_DONTNEED) == 0) {
+		image_kept = 0;
+		return;
+	}
+	for (i = 0; i < x->n; i++) {
+		end = x->v[i].end < image_cap ? x->v[i].end : image_cap;
+		if (x->v[i].off < end)
+			memset(image_buf + x->v[i].off, 0, end - x->v[i].off);
+	}
+	image_kept += n;
 }
 
 /* The end of the last region the header or the region list of the file

@@ -175,6 +175,9 @@ int profile_read(const char *path, struct profile *out, char *err,
 
 void profile_fini(struct profile *p);
 
+/* Give back the buffer profile_read() keeps for the next member. */
+void profile_read_release(void);
+
 /* Read the PC table, module records and vdso image of the validated
  * member image BUF into P, and settle P->outside so that it is the sum
  * of the PC counts, pcs_lost, pcs_unmapped and pcs_unrecorded.  Returns

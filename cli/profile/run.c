@@ -214,6 +214,7 @@ run_load(const char *path, struct run *run)
 	}
 	run->is_dir = S_ISDIR(st.st_mode);
 	ret = run->is_dir ? load_dir(run) : load_file(run);
+	profile_read_release();
 	if (ret)
 		run_fini(run);
 	return ret;
