@@ -316,18 +316,28 @@ module_load(struct module *m, const struct sym_object *obj,
 	return 0;
 }
 
+/* The module of O, or NULL when there is none yet. */
+static struct module *
+module_lookup(struct symbolizer *sz, const struct sym_object *o)
+{
+	struct module *m;
+
+	for (m = sz->modules; m; m = m->next)
+		if (strcmp(m->exe, o->name) == 0 &&
+		    strcmp(m->build_id, o->build_id) == 0)
+			return m;
+	return NULL;
+}
+
 /* The module of O, added (not opened) when new; NULL when out of
  * memory. */
 static struct module *
 module_find(struct symbolizer *sz, const struct sym_object *o)
 {
-	struct module *m;
+	struct module *m = module_lookup(sz, o);
 
-	for (m = sz->modules; m; m = m->next) {
-		if (strcmp(m->exe, o->name) == 0 &&
-		    strcmp(m->build_id, o->build_id) == 0)
-			return m;
-	}
+	if (m)
+		return m;
 	m = module_new(o, &sz->opts);
 	if (!m)
 		return NULL;
@@ -360,19 +370,13 @@ symbolizer_plan(struct symbolizer *sz, const struct sym_object *o)
 void
 module_walked(struct symbolizer *sz, const struct sym_object *o)
 {
-	struct module *m;
+	struct module *m = module_lookup(sz, o);
 
-	for (m = sz->modules; m; m = m->next) {
-		if (strcmp(m->exe, o->name) != 0 ||
-		    strcmp(m->build_id, o->build_id) != 0)
-			continue;
-		if (m->walks > 0 && --m->walks == 0 && !m->refused) {
-			module_close(m);
-			/* the heap's free pages back too: the next module's
-			 * peak does not stand on this one's */
-			malloc_trim(0);
-		}
-		return;
+	if (m && m->walks > 0 && --m->walks == 0 && !m->refused) {
+		module_close(m);
+		/* the heap's free pages back too: the next module's peak
+		 * does not stand on this one's */
+		malloc_trim(0);
 	}
 }
 
