@@ -448,7 +448,10 @@ threads_count_samples(uint64_t n)
 				 __ATOMIC_RELAXED);
 }
 
-/* Read /proc/self/task/TID/comm into R's name.  Async-signal-safe
+/* Read R's name from /proc: /proc/self/comm for the thread whose tid is
+ * the pid (the process's own entry, already looked up at start for
+ * /proc/self/exe: a fresh process's task directories cost more than the
+ * read), /proc/self/task/TID/comm for the others.  Async-signal-safe
  * (system calls only). */
 static void
 read_task_name(struct profrun_thread *r)
@@ -458,12 +461,16 @@ read_task_name(struct profrun_thread *r)
 	unsigned v = (unsigned)r->tid;
 	ssize_t n;
 
-	do
-		num[k++] = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
-	while (k > 0)
-		path[len++] = num[--k];
-	memcpy(path + len, "/comm", 6);
+	if (r->tid == hdr->pid) {
+		memcpy(path, "/proc/self/comm", 16);
+	} else {
+		do
+			num[k++] = (char)('0' + v % 10);
+		while ((v /= 10) != 0);
+		while (k > 0)
+			path[len++] = num[--k];
+		memcpy(path + len, "/comm", 6);
+	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
