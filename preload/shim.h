@@ -343,8 +343,8 @@ void timer_set_program_action(const struct sigaction *sa);
 /* sigev_value of our timers' signals, telling them from anyone else's. */
 #define THREADS_TIMER_MAGIC 0x70726f66
 
-/* Map the private registry of timers.  Not async-signal-safe; call once at
- * start.  Returns 0 or -errno. */
+/* Set up the private registry of timers; call once, at start.  Returns 0.
+ * Async-signal-safe. */
 int threads_init(void);
 
 /* Record threads into the member file H from now on (its records start

@@ -26,7 +26,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -45,8 +44,13 @@ struct reg {
 	uint64_t pause_mark; /* its CPU clock when paused, NO_MARK = none */
 };
 
-static struct reg *registry; /* REGISTRY_SLOTS entries, mmap'd */
-static unsigned reg_high;    /* entries ever used (scan bound) */
+/* The entries live in the shim's zero-filled data (no mapping of their
+ * own: its system calls and its teardown at exit cost a short process
+ * more than the rest of the registry); registry points at them once
+ * threads_init ran. */
+static struct reg reg_slots[REGISTRY_SLOTS];
+static struct reg *registry;
+static unsigned reg_high; /* entries ever used (scan bound) */
 static struct profrun_header *hdr;
 static struct profrun_thread *recs; /* hdr's records, or NULL */
 static uint64_t interval_ns;	    /* 0 while not sampling */
@@ -212,19 +216,17 @@ claim_entry(int tid)
 	return NULL;
 }
 
-/* Not async-signal-safe (mmap is, but call it once, at start). */
+/* Call once, at start.  Async-signal-safe. */
 int
 threads_init(void)
 {
-	void *p;
-
+	/* the first entry's page written first: a claim's read of a page
+	 * never touched would map the zero page, and its write then fault
+	 * once more (-1 is what a claim sets anyway) */
 	if (registry != NULL)
 		return 0;
-	p = mmap(NULL, REGISTRY_SLOTS * sizeof(struct reg),
-		 PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return -errno;
-	registry = p;
+	reg_slots[0].timer = -1;
+	registry = reg_slots;
 	return 0;
 }
 
