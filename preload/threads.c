@@ -48,7 +48,14 @@ struct reg {
  * own: its system calls and its teardown at exit cost a short process
  * more than the rest of the registry); registry points at them once
  * threads_init ran. */
-static struct reg reg_slots[REGISTRY_SLOTS];
+#if defined(__x86_64__)
+/* after everything else (.lbss follows .bss): the small variables that
+ * every process touches stay together on the pages before it */
+#define REG_SECTION __attribute__((section(".lbss")))
+#else
+#define REG_SECTION
+#endif
+static struct reg reg_slots[REGISTRY_SLOTS] REG_SECTION;
 static struct reg *registry;
 static unsigned reg_high; /* entries ever used (scan bound) */
 static struct profrun_header *hdr;
