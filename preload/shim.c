@@ -291,8 +291,12 @@ read_settings(void)
 	}
 }
 
-/* Resolve every real_<fn> now, so that no later call (a vfork child, the
- * exec path) enters the dynamic linker.  Not async-signal-safe. */
+/* Resolve now every real_<fn> a signal handler, a vfork child or the exec
+ * path may call, so that none of them enters the dynamic linker.  The
+ * interposers of functions that are not async-signal-safe themselves
+ * (dlopen, dlmopen, dlclose, pthread_create, posix_spawn, posix_spawnp,
+ * __monstartup) resolve theirs on first use: a dlsym each that most
+ * processes never need.  Not async-signal-safe. */
 static void
 resolve_all(void)
 {
@@ -301,7 +305,6 @@ resolve_all(void)
 	REAL(getitimer);
 	REAL(profil);
 	interpose_resolve_all();
-	dl_resolve_all();
 }
 
 /* ---------------------------------------------------------------- profile */

@@ -42,9 +42,9 @@
 
 /* ---------------------------------------------------------------- real_<fn>
  * The next definition of each interposed function, from dlsym(RTLD_NEXT).
- * REAL(fn) resolves it on first use; shim_resolve_all() resolves them all at
- * startup so that later uses (a vfork child, a signal handler) never enter
- * the dynamic linker. */
+ * REAL(fn) resolves it on first use; the constructor resolves at startup
+ * those that a vfork child, a signal handler or the exec path may call, so
+ * that these never enter the dynamic linker (shim.c, resolve_all). */
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 typedef int (*setitimer_fn)(int, const struct itimerval *, struct itimerval *);
 typedef int (*getitimer_fn)(int, struct itimerval *);
@@ -109,7 +109,9 @@ bool shim_exec_begin(void);
 void shim_exec_failed(bool began);
 
 /* ---------------------------------------------------------------- interpose.c */
-/* Resolve the real_<fn> of every interposer.  Not async-signal-safe. */
+/* Resolve the real_<fn> of the interposers that a signal handler, a vfork
+ * child or the exec path may call (not __monstartup's, resolved on first
+ * use).  Not async-signal-safe. */
 void interpose_resolve_all(void);
 
 /* ---------------------------------------------------------------- target.c */
@@ -181,9 +183,6 @@ void modules_scan(const char *main_exe);
 /* Scan the loaded objects now if this process owns a live profile (the
  * hooks around dlopen and dlclose call it).  Not async-signal-safe. */
 void shim_modules_changed(void);
-
-/* Resolve the real dlopen, dlmopen and dlclose.  Not async-signal-safe. */
-void dl_resolve_all(void);
 
 /* ---------------------------------------------------------------- writer.c */
 struct layout {
