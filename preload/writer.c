@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -434,7 +435,9 @@ punch(char *base, size_t start, size_t end)
 void
 writer_release(struct profrun_header *h)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), size = h->file_size;
+	/* the page size as sysconf has it, from the auxiliary vector,
+	 * without bringing in a page of the C library's code at exit */
+	size_t page = (size_t)getauxval(AT_PAGESZ), size = h->file_size;
 	unsigned char vec[RELEASE_CHUNK];
 	char *base = (char *)h;
 	size_t run = 0; /* start of the run of zero pages, 0 = none */
