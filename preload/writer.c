@@ -33,6 +33,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -274,14 +275,25 @@ writer_open_dir(const char *dir)
 static int
 write_zeros(int fd, uint64_t size)
 {
-	static const char zeros[65536];
+	/* one page of zeros, up to 16 times over per call: 64 KiB of zeros
+	 * in the shim's read-only data would push its strings into another
+	 * window of pages that every process faults in */
+	static const char zeros[4096];
+	struct iovec iov[16];
 	uint64_t off = 0;
 
 	while (off < size) {
-		size_t n = size - off < sizeof(zeros) ? (size_t)(size - off)
-						      : sizeof(zeros);
-		ssize_t w = pwrite(fd, zeros, n, (off_t)off);
+		uint64_t left = size - off;
+		int cnt = 0;
+		ssize_t w;
 
+		for (; cnt < 16 && left > 0; cnt++) {
+			iov[cnt].iov_base = (void *)zeros;
+			iov[cnt].iov_len = left < sizeof(zeros) ? (size_t)left
+								: sizeof(zeros);
+			left -= iov[cnt].iov_len;
+		}
+		w = pwritev(fd, iov, cnt, (off_t)off);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
