@@ -7,6 +7,8 @@
  *   strings_off  exe path NUL, then SHIM_NOTE_MAX bytes kept for the note
  *   argv_off     struct profrun_argv, then the arguments  (64-byte aligned;
  *                only in the list, and only when there is a command line)
+ *   regions_off  struct profrun_region[PROFRUN_REGION_SLOTS]: the list of
+ *                every region, by kind                       (64-byte aligned)
  *   modules_off  struct profrun_module[PROFRUN_MODULE_SLOTS] (64-byte aligned)
  *   wraps_off    struct profrun_wrap[PROFRUN_WRAP_SLOTS]   (64-byte aligned)
  *   hist_off     uint16_t hist[nbuckets]                     (profil's buffer)
@@ -14,8 +16,6 @@
  *   vdso_off     room for the vdso's image, copied at the first sample in it
  *   modstr_off   PROFRUN_MODSTR_SIZE bytes of module paths, filled from the end
  *   threads_off  struct profrun_thread[PROFRUN_THREAD_SLOTS]
- *   regions_off  struct profrun_region[PROFRUN_REGION_SLOTS]: the list of
- *                every region, by kind
  *   log_off      struct profrun_log, then u64[PROFRUN_LOG_SLOTS]: the first
  *                samples (only in the list)                  (64-byte aligned)
  *   pause_off    struct profrun_pause, then u64[PROFRUN_THREAD_SLOTS]: CPU
@@ -27,12 +27,13 @@
  * The whole file is reserved on disk when it is created, and an ended
  * process gives back its all-zero pages (writer_release), so what it keeps
  * is the pages it wrote.  The order puts what every process writes into
- * as few pages as it can: the header, the strings, the command line and
- * the first module records share the first page; the module paths (filled
- * from the end of their area) and the first thread records meet in the
- * middle of one page; the last thread record (the aggregate), the region
- * list and the head of the log of the first samples share another, with
- * room for the first hundred and more samples.  The histogram and the PC
+ * as few pages as it can, two: the header, the strings, the command line,
+ * the region list and the first module records share the first page; the
+ * module paths (filled from the end of their area) and the first thread
+ * records meet in the middle of another.  A process that takes samples
+ * writes a third: the log of its first samples, which begins half a page
+ * into the page of the last thread record (the aggregate, written only
+ * when a thread finds no record of its own).  The histogram and the PC
  * table, written
  * at addresses the samples choose, are touched only once the log is full.
  *
@@ -90,7 +91,12 @@ writer_layout(struct layout *l, size_t exe_len, uint64_t nbuckets,
 	l->argv_size = argv_size;
 	if (argv_size)
 		end = l->argv_off + argv_size;
-	l->modules_off = ALIGN_UP(end, 64);
+	l->regions_off = ALIGN_UP(end, 64);
+	l->modules_off = ALIGN_UP(
+		l->regions_off +
+			PROFRUN_REGION_SLOTS *
+				(uint64_t)sizeof(struct profrun_region),
+		64);
 	l->wraps_off = ALIGN_UP(
 		l->modules_off +
 			PROFRUN_MODULE_SLOTS *
@@ -108,16 +114,12 @@ writer_layout(struct layout *l, size_t exe_len, uint64_t nbuckets,
 	if (vdso_size)
 		end = l->vdso_off + vdso_size;
 	/* module paths end, and thread records begin, half a page in; the
-	 * thread records end (the aggregate) half a page into another,
-	 * where the region list and the pause record follow */
+	 * thread records end (the aggregate, written only when a thread
+	 * finds no record of its own) half a page into another, where the
+	 * log of the first samples begins */
 	l->threads_off = mid_page(end + PROFRUN_MODSTR_SIZE);
 	l->modstr_off = l->threads_off - PROFRUN_MODSTR_SIZE;
-	l->regions_off = l->threads_off + threads_size;
-	l->log_off = ALIGN_UP(
-		l->regions_off +
-			PROFRUN_REGION_SLOTS *
-				(uint64_t)sizeof(struct profrun_region),
-		64);
+	l->log_off = l->threads_off + threads_size;
 	l->log_size = WRITER_LOG_SIZE;
 	l->pause_off = ALIGN_UP(l->log_off + l->log_size, 64);
 	l->file_size = l->pause_off + WRITER_PAUSE_SIZE;
@@ -224,8 +226,8 @@ writer_init(void *base, const struct layout *l, const struct target *t,
 	h->vdso_size = 0; /* until the image is copied (shim.c) */
 	h->threads_off = l->threads_off;
 	h->thread_slots = PROFRUN_THREAD_SLOTS;
-	((struct profrun_log *)((char *)base + l->log_off))->slot_count =
-		PROFRUN_LOG_SLOTS;
+	/* the log's head stays zero (its size is its region's): a process
+	 * without samples never writes its page */
 	write_regions(base, l);
 	memcpy((char *)base + l->exe_off, t->exe, strlen(t->exe) + 1);
 	if (l->argv_size > 0 && p->argv != NULL)

@@ -71,33 +71,44 @@ add_buckets(struct profile *p, const uint64_t *idx, size_t n, char *err,
 	return 0;
 }
 
-/* The log record of SIZE bytes at REC (its region's whole extent, or its
- * head and the keys claimed) into P. */
+/* The slots of a log whose head is HEAD and whose region is of SIZE
+ * bytes: slot_count, or what the region holds when the writer left it 0;
+ * returns 0, or -1 with a reason in ERR when slot_count does not fit the
+ * region. */
 static int
-apply_log(const uint8_t *rec, uint64_t size, struct profile *p, char *err,
+log_slots(const struct profrun_log *head, uint64_t size, uint64_t *slots,
+	  char *err, size_t errlen)
+{
+	uint64_t room = (size - sizeof(*head)) / sizeof(uint64_t);
+
+	if (head->slot_count > room)
+		return profile_fail(err, errlen,
+				    "sample log of %u slots does not fit its "
+				    "region",
+				    head->slot_count);
+	*slots = head->slot_count ? head->slot_count : room;
+	return 0;
+}
+
+/* The log whose head and first keys are at REC, of which N keys (its
+ * slots claimed) are there, into P. */
+static int
+apply_log(const uint8_t *rec, uint64_t n, struct profile *p, char *err,
 	  size_t errlen)
 {
 	const struct profrun_header *h = &p->hdr;
-	struct profrun_log head;
-	uint64_t n, inside = 0, outside = 0;
+	uint64_t inside = 0, outside = 0;
 	uint64_t start = h->text_start + h->load_bias;
 	uint64_t *keys, *out;
 	int ret;
 
-	memcpy(&head, rec, sizeof(head));
-	n = head.claimed < head.slot_count ? head.claimed : head.slot_count;
-	if (n > (size - sizeof(head)) / sizeof(uint64_t))
-		return profile_fail(err, errlen,
-				    "sample log of %u slots does not fit its "
-				    "region",
-				    head.slot_count);
 	if (n == 0)
 		return 0;
 	keys = malloc(2 * n * sizeof(*keys));
 	if (!keys)
 		return profile_fail(err, errlen, "out of memory");
 	out = keys + n;
-	memcpy(keys, rec + sizeof(head), n * sizeof(*keys));
+	memcpy(keys, rec + sizeof(struct profrun_log), n * sizeof(*keys));
 	/* inside keys become bucket indices (in place: never ahead of the
 	 * key read), outside ones stay keys, in OUT */
 	for (uint64_t i = 0; i < n; i++) {
@@ -134,6 +145,8 @@ profile_parse_log(const uint8_t *buf, size_t avail, struct profile *p,
 {
 	const struct profrun_header *h = &p->hdr;
 	struct profrun_region e;
+	struct profrun_log head;
+	uint64_t slots = 0;
 
 	if (!profile_find_region(buf, h, PROFRUN_REGION_LOG, &e))
 		return 0;
@@ -146,14 +159,19 @@ profile_parse_log(const uint8_t *buf, size_t avail, struct profile *p,
 		p->log_size = e.size;
 		return 0;
 	}
-	return apply_log(buf + e.off, e.size, p, err, errlen);
+	memcpy(&head, buf + e.off, sizeof(head));
+	if (log_slots(&head, e.size, &slots, err, errlen))
+		return -1;
+	return apply_log(buf + e.off,
+			 head.claimed < slots ? head.claimed : slots, p, err,
+			 errlen);
 }
 
 int
 profile_log_load(int fd, struct profile *p, char *err, size_t errlen)
 {
 	struct profrun_log head;
-	uint64_t n, size;
+	uint64_t n = 0, size;
 	uint8_t *rec;
 	int ret;
 
@@ -161,14 +179,16 @@ profile_log_load(int fd, struct profile *p, char *err, size_t errlen)
 		return 0;
 	if (profile_pread_all(fd, &head, sizeof(head), p->log_off))
 		return profile_fail(err, errlen, "sample log: read error");
+	if (log_slots(&head, p->log_size, &n, err, errlen))
+		return -1;
 	/* only the keys claimed: a short process's log is a page */
-	n = head.claimed < head.slot_count ? head.claimed : head.slot_count;
+	if (head.claimed < n)
+		n = head.claimed;
+	if (n == 0) {
+		p->log_size = 0;
+		return 0;
+	}
 	size = sizeof(head) + n * sizeof(uint64_t);
-	if (size > p->log_size)
-		return profile_fail(err, errlen,
-				    "sample log of %u slots does not fit its "
-				    "region",
-				    head.slot_count);
 	rec = malloc(size);
 	if (!rec)
 		return profile_fail(err, errlen, "out of memory");
@@ -176,7 +196,7 @@ profile_log_load(int fd, struct profile *p, char *err, size_t errlen)
 	if (ret)
 		ret = profile_fail(err, errlen, "sample log: read error");
 	else
-		ret = apply_log(rec, size, p, err, errlen);
+		ret = apply_log(rec, n, p, err, errlen);
 	free(rec);
 	p->log_size = 0;
 	return ret;

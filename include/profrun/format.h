@@ -277,7 +277,7 @@ struct profrun_argv {
 
 /* The sample log (region PROFRUN_REGION_LOG, version 1, found only
  * through the list, and marked required: its samples are in no other
- * table).  The first slot_count samples of the process are each kept here
+ * table).  The first samples of the process are each kept here
  * as one key, PC | generation << 48 (as in the PC table), in the slot
  * claimed (by an atomic increment of claimed) for it; later ones go to
  * the histogram and the PC table.  A slot still 0 was claimed by a sample
@@ -288,7 +288,8 @@ struct profrun_argv {
  * in a page or two where the histogram and the PC table, indexed by
  * address, would spread them over as many pages as samples. */
 struct profrun_log {
-	uint32_t slot_count; /* u64 keys after this head */
+	uint32_t slot_count; /* u64 keys after this head; 0: as many as the
+			      * region holds (the shim leaves it 0) */
 	uint32_t flags;	     /* 0 */
 	uint64_t claimed;    /* slots claimed (may exceed slot_count) */
 	uint64_t reserved[2];

@@ -18,10 +18,10 @@ import genbuild  # noqa: E402
 
 CASES = {}
 
-# The disk an ended process keeps at most: the three pages every process
-# writes (docs/format.md) and one to spare, its first samples included
-# (8 bytes each in the log).
-ENDED_MAX = 16 * 1024
+# The disk an ended process keeps at most: the two pages every process
+# writes (docs/format.md) and the first page of its sample log (its first
+# samples, 8 bytes each).
+ENDED_MAX = 12 * 1024
 
 
 def case(fn):

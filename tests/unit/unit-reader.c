@@ -867,6 +867,10 @@ test_sample_log(void)
 		      p.npcs == 4,
 	      "more claims than slots: the slots are read");
 	profile_fini(&p);
+	check(parse_with_log(0, 5, keys, 5, &p, err, sizeof(err)) == 0 &&
+		      p.npcs == 4 && p.nsamples == 4,
+	      "a slot count of 0 (as the shim writes it): the region's room");
+	profile_fini(&p);
 	check(parse_with_log(100, 100, keys, 5, &p, err, sizeof(err)) < 0 &&
 		      strstr(err, "does not fit"),
 	      "a log larger than its region is refused");
