@@ -110,10 +110,11 @@ def raw_tables(member):
     text_start, text_end, bias = struct.unpack_from("<QQQ", b, 64)
     regions_off, nregions = struct.unpack_from("<QI", b, 384)
     for i in range(nregions):
-        kind, _v, _f, off, _size = struct.unpack_from("<IHHQQ", b, regions_off + 24 * i)
+        kind, _v, _f, off, size = struct.unpack_from("<IHHQQ", b, regions_off + 24 * i)
         if kind != 14:
             continue
         nslots, _flags, claimed = struct.unpack_from("<IIQ", b, off)
+        nslots = nslots or (size - 32) // 8  # 0: as many as the region holds
         for j in range(min(nslots, claimed)):
             (k,) = struct.unpack_from("<Q", b, off + 32 + 8 * j)
             pc = k & ((1 << 48) - 1)
