@@ -161,9 +161,14 @@ bool target_describe_object(const struct dl_phdr_info *info, uint64_t *lo,
 uint32_t modules_vdso_size(void);
 
 /* Record into the member file H from now on (H is mapped and sized by
- * writer_layout): copy the vdso image, and start module generations at
- * 0 (nothing scanned yet).  Async-signal-safe. */
+ * writer_layout): module generations start at 0 (nothing scanned yet),
+ * the vdso image is not copied yet.  Async-signal-safe. */
 void modules_attach(struct profrun_header *h);
+
+/* Copy the vdso's image (ROOM bytes at E, the vdso's ELF header) into H's
+ * room for it, once per member; the handler calls it at the first sample
+ * in the vdso.  Async-signal-safe; calls nothing. */
+void modules_copy_vdso(struct profrun_header *h, const void *e, uint32_t room);
 
 /* A fork child's new member file H takes over the records of its
  * parent's file FROM (the same objects are loaded) and forgets a scan
@@ -205,6 +210,8 @@ struct layout {
 	uint64_t stacks_off; /* 0 when no stacks are recorded */
 	uint64_t stacks_size;
 	uint64_t pause_off; /* struct profrun_pause and per-thread CPU */
+	uint64_t log_off;   /* struct profrun_log and its keys */
+	uint64_t log_size;
 	uint64_t file_size;
 };
 
@@ -245,6 +252,15 @@ void writer_layout(struct layout *l, size_t exe_len, uint64_t nbuckets,
  * zero.  Pure, async-signal-safe. */
 void writer_init(void *base, const struct layout *l, const struct target *t,
 		 const struct proc_info *p);
+
+/* Reserve again every block of the member NAME (SIZE bytes) in the run
+ * directory DIR, after writer_release gave back its zero pages (an exec
+ * that failed).  Async-signal-safe.  Returns 0 or -errno. */
+int writer_reserve(const char *dir, const char *name, uint64_t size);
+
+/* Replace the mapping of the member H by anonymous memory: later stores
+ * reach no file.  Async-signal-safe. */
+void writer_detach(struct profrun_header *h);
 
 /* Make absolute the run directory PATH (relative to the cwd) into OUT.
  * Not async-signal-safe (getcwd).  Returns 0 or -errno. */

@@ -189,8 +189,14 @@ claim_record(int tid, uint32_t flags)
 	struct profrun_thread *r;
 
 	n = __atomic_fetch_add(&hdr->thread_count, 1, __ATOMIC_RELAXED);
-	if (n >= own)
+	if (n >= own) {
+		/* the aggregate, written once it is needed (its page is
+		 * given back at the end when no thread needed it); racing
+		 * callers store the same values */
+		recs[own].flags = PROFRUN_THREAD_AGGREGATE;
+		__atomic_store_n(&recs[own].tid, -1, __ATOMIC_RELEASE);
 		return &recs[own];
+	}
 	r = &recs[n];
 	r->flags = flags;
 	r->cpu_start_ns = clock_ns(thread_clock(tid));
@@ -241,17 +247,12 @@ threads_init(void)
 void
 threads_attach(struct profrun_header *h)
 {
-	struct profrun_thread *agg;
-
 	hdr = h;
 	recs = h->threads_off && h->thread_slots
 		       ? (struct profrun_thread *)((char *)h + h->threads_off)
 		       : NULL;
 	if (recs == NULL)
 		return;
-	agg = &recs[h->thread_slots - 1];
-	agg->tid = -1;
-	agg->flags = PROFRUN_THREAD_AGGREGATE;
 	h->timer_kind = PROFRUN_TIMER_THREAD;
 }
 
@@ -521,5 +522,9 @@ threads_finish(bool names)
 		if (names)
 			read_task_name(r);
 	}
-	recs[hdr->thread_slots - 1].cpu_live_ns = live_other;
+	if (live_other != 0) {
+		recs[hdr->thread_slots - 1].flags = PROFRUN_THREAD_AGGREGATE;
+		recs[hdr->thread_slots - 1].tid = -1;
+		recs[hdr->thread_slots - 1].cpu_live_ns = live_other;
+	}
 }
