@@ -11,6 +11,7 @@ since a fuzzer mutates a 1 KiB input far faster than a 66 KiB one.  The
 merge corpus is an option byte followed by several members.
 """
 import os
+import struct
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -28,6 +29,24 @@ def crafted(split, **kw):
     return mkprofile.build(type("A", (), args))
 
 
+def with_log(member, keys):
+    """MEMBER with a region list after it naming a sample log (kind 14,
+    required) of KEYS, as the shim writes its first samples."""
+    buf = bytearray(member)
+    regions_off = len(buf)
+    log_off = regions_off + 2 * 24
+    log = struct.pack("<IIQ16x", 0, 0, len(keys)) + struct.pack("<%dQ" % len(keys), *keys)
+    buf += struct.pack("<IHHQQ", 14, 1, 1, log_off, len(log))
+    buf += struct.pack("<IHHQQ", 9, 1, 0, regions_off, 2 * 24)
+    buf += log
+    struct.pack_into("<Q", buf, 16, len(buf))              # file_size
+    total, outside = struct.unpack_from("<QQ", buf, 240)   # samples_total, outside
+    out = sum(1 for k in keys if not 0x1000 <= k & (2**48 - 1) < 0x1100)
+    struct.pack_into("<QQ", buf, 240, total + len(keys), outside + out)
+    struct.pack_into("<QI", buf, 384, regions_off, 2)      # regions_off, region_count
+    return bytes(buf)
+
+
 def main():
     split, real = sys.argv[1], sys.argv[2:]
     mkprofile.WRAP_SLOTS = 4
@@ -40,6 +59,9 @@ def main():
         "small-bucket8": crafted(split, bucket_size=8, pid=102,
                                  sample=["0x1008=5"]),
     }
+    small["small-log"] = with_log(small["small-exited"],
+                                  [0x1010 | 1 << 48, 0x1012 | 1 << 48,
+                                   0x7f0000001000 | 1 << 48, 0x1010 | 1 << 48])
     out = os.path.join(HERE, "corpus")
     prof = {}
     for path in real:

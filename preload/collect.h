@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Pure sample-collection arithmetic shared by the SIGPROF handler and the
- * unit tests: glibc profil()'s bucket index, the lock-free carry table
- * that turns its 16-bit counters into exact counts, and the lock-free
- * table of the PCs that fall outside them (shared libraries, the vdso).
+ * unit tests: the log of the first samples, glibc profil()'s bucket index,
+ * the lock-free carry table that turns its 16-bit counters into exact
+ * counts, and the lock-free table of the PCs that fall outside them
+ * (shared libraries, the vdso).
  *
  * Everything here is async-signal-safe: no calls, no locks, only atomics
  * on memory the caller owns.
@@ -26,8 +27,13 @@ struct collect {
 	uint32_t wrap_slots; /* power of two */
 	uintptr_t offset;    /* runtime address of bucket 0 (profil's offset) */
 	uint32_t scale;	     /* profil's scale */
-	struct profrun_pc *pcs; /* PCs outside the histogram, or NULL */
-	uint32_t pc_slots;	/* power of two */
+	struct profrun_pc *pcs;	 /* PCs outside the histogram, or NULL */
+	uint32_t pc_slots;	 /* power of two */
+	struct profrun_log *log; /* the first samples, or NULL */
+	uint64_t *log_keys;	 /* log->slot_count of them */
+	uint32_t log_slots;
+	uint32_t vdso_room; /* bytes kept for the vdso image, 0 = none */
+	uintptr_t vdso;	    /* its runtime address */
 };
 
 /* profil()'s bucket index for PC, computed exactly as glibc's profil_count()
@@ -157,6 +163,25 @@ collect_outside(const struct collect *c, uintptr_t pc)
 	}
 }
 
+/* Keep the sample at PC, in module generation GEN, in the next free slot
+ * of the log.  Returns false when the log is full (or absent, or PC is no
+ * key): the sample goes to the histogram or the PC table instead.
+ * Async-signal-safe and safe against concurrent callers. */
+static inline bool
+collect_log(const struct collect *c, uintptr_t pc, uint32_t gen)
+{
+	uint64_t key = collect_pc_key(pc, gen), n;
+
+	if (c->log == NULL || key == 0 ||
+	    __atomic_load_n(&c->log->claimed, __ATOMIC_RELAXED) >= c->log_slots)
+		return false;
+	n = __atomic_fetch_add(&c->log->claimed, 1, __ATOMIC_RELAXED);
+	if (n >= c->log_slots)
+		return false;
+	__atomic_store_n(&c->log_keys[n], key, __ATOMIC_RELEASE);
+	return true;
+}
+
 /* Exact count of BUCKET: hist + 65536 * wraps.  Not for the handler. */
 static inline uint64_t
 collect_exact_count(const uint16_t *hist, const struct profrun_wrap *tab,
@@ -216,20 +241,26 @@ collect_after_profil(const struct collect *c, struct collect_sample s)
 	}
 }
 
-/* Count one sample at PC into C: the histogram's counter with an atomic
- * increment (threads on other CPUs count into the same bucket at the same
- * moment: profil()'s own plain ++ lost a few of them), a wrap to 0 carried
- * into the wrap table, a PC outside the histogram recorded in the PC
- * table.  Async-signal-safe and safe against concurrent callers. */
+/* Count one sample at PC into C: the next slot of the log while it has
+ * one, then the histogram's counter with an atomic increment (threads on
+ * other CPUs count into the same bucket at the same moment: profil()'s
+ * own plain ++ lost a few of them), a wrap to 0 carried into the wrap
+ * table, a PC outside the histogram recorded in the PC table.
+ * Async-signal-safe and safe against concurrent callers. */
 static inline void
 collect_count(const struct collect *c, uintptr_t pc)
 {
 	struct profrun_header *h = c->hdr;
 	size_t i = collect_bucket_index(pc, c->offset, c->scale);
+	bool inside = i < c->nbuckets;
 
 	__atomic_add_fetch(&h->samples_total, 1, __ATOMIC_RELAXED);
-	if (i >= c->nbuckets) {
+	if (!inside)
 		__atomic_add_fetch(&h->samples_outside, 1, __ATOMIC_RELAXED);
+	if (collect_log(c, pc,
+			__atomic_load_n(&h->mod_generation, __ATOMIC_RELAXED)))
+		return;
+	if (!inside) {
 		collect_outside(c, pc);
 		return;
 	}

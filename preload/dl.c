@@ -47,15 +47,6 @@ static dlopen_fn real_dlopen;
 static dlmopen_fn real_dlmopen;
 static dlclose_fn real_dlclose;
 
-/* Not async-signal-safe (dlsym). */
-void
-dl_resolve_all(void)
-{
-	REAL(dlopen);
-	REAL(dlmopen);
-	REAL(dlclose);
-}
-
 /* Stand-ins when the real function cannot be found. */
 static void *
 no_dlopen(const char *file, int mode)

@@ -59,7 +59,6 @@ interpose_resolve_all(void)
 	REAL(bsd_signal);
 	REAL(ssignal);
 	REAL(sigset);
-	REAL(__monstartup);
 	REAL(_exit);
 	REAL(_Exit);
 }

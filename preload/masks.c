@@ -147,9 +147,6 @@ masks_init(void)
 	REAL(sigwaitinfo);
 	REAL(sigtimedwait);
 	REAL(signalfd);
-	REAL(pthread_create);
-	REAL(posix_spawn);
-	REAL(posix_spawnp);
 	if (!have_end_key && pthread_key_create(&end_key, on_thread_end) == 0)
 		have_end_key = true;
 	adopt_real_mask();

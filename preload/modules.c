@@ -82,16 +82,37 @@ modules_vdso_size(void)
 	return end <= PROFRUN_VDSO_MAX ? (uint32_t)end : 0;
 }
 
+static uint32_t vdso_claimed; /* the image is copied into this member */
+
+/* Copy the vdso's image into the room H keeps for it, once: called by the
+ * handler of the first sample in the vdso (no library call: the copy is
+ * by hand), the size published last, so a reader sees no image or all of
+ * it.  Async-signal-safe, safe against concurrent callers. */
+void
+modules_copy_vdso(struct profrun_header *h, const void *e, uint32_t room)
+{
+	volatile char *dst;
+	const volatile char *src;
+	uint32_t expect = 0;
+
+	if (e == NULL || room == 0 ||
+	    !__atomic_compare_exchange_n(&vdso_claimed, &expect, 1, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		return;
+	dst = (volatile char *)h + h->vdso_off;
+	src = (const volatile char *)e;
+	for (uint32_t i = 0; i < room; i++)
+		dst[i] = src[i];
+	__atomic_store_n(&h->vdso_size, room, __ATOMIC_RELEASE);
+}
+
 /* Async-signal-safe. */
 void
 modules_attach(struct profrun_header *h)
 {
-	const ElfW(Ehdr) *e = vdso_ehdr();
-
 	ms.hdr = h;
 	ms.str_used = 0;
-	if (e != NULL && h->vdso_size > 0)
-		memcpy((char *)h + h->vdso_off, e, h->vdso_size);
+	vdso_claimed = 0;
 }
 
 /* Async-signal-safe. */
@@ -99,6 +120,7 @@ void
 modules_attach_copy(struct profrun_header *h, const struct profrun_header *from)
 {
 	uint32_t n = __atomic_load_n(&from->module_count, __ATOMIC_ACQUIRE);
+	uint32_t used = 0;
 
 	modules_attach(h);
 	if (from->module_slots != h->module_slots ||
@@ -106,18 +128,21 @@ modules_attach_copy(struct profrun_header *h, const struct profrun_header *from)
 		return;
 	memcpy(records(h), records((struct profrun_header *)from),
 	       n * sizeof(struct profrun_module));
-	memcpy((char *)h + h->modstr_off, (const char *)from + from->modstr_off,
-	       h->modstr_size);
-	h->modules_lost = from->modules_lost;
-	ms.str_used = 0;
+	/* the paths fill their area from its end: copy the used tail */
 	for (uint32_t i = 0; i < n; i++) {
-		const struct profrun_module *m = &records(h)[i];
-		uint32_t end = m->path_off - (uint32_t)h->modstr_off +
-			       (uint32_t)strlen((char *)h + m->path_off) + 1;
+		struct profrun_module *m = &records(h)[i];
+		uint32_t back = (uint32_t)from->modstr_off + from->modstr_size -
+				m->path_off;
 
-		if (end > ms.str_used)
-			ms.str_used = end;
+		if (back > used)
+			used = back;
+		m->path_off = (uint32_t)h->modstr_off + h->modstr_size - back;
 	}
+	memcpy((char *)h + h->modstr_off + h->modstr_size - used,
+	       (const char *)from + from->modstr_off + from->modstr_size - used,
+	       used);
+	ms.str_used = used;
+	h->modules_lost = from->modules_lost;
 	h->module_count = n;
 	/* a scan the parent had running belongs to a thread gone here */
 	ms.busy = 0;
@@ -189,9 +214,11 @@ append(struct profrun_header *h, const struct object *o, uint32_t gen)
 		return;
 	}
 	*r = o->rec;
-	r->path_off = (uint32_t)h->modstr_off + ms.str_used;
-	memcpy((char *)h + r->path_off, o->path, len);
+	/* paths fill their area from its end, toward the first thread
+	 * records in the same page */
 	ms.str_used += (uint32_t)len;
+	r->path_off = (uint32_t)h->modstr_off + h->modstr_size - ms.str_used;
+	memcpy((char *)h + r->path_off, o->path, len);
 	r->gen_loaded = gen;
 	ms.seen[n] = true;
 	__atomic_store_n(&h->module_count, n + 1, __ATOMIC_RELEASE);

@@ -99,6 +99,7 @@ flip_locked(bool pause)
 	if (pause) {
 		__atomic_store_n(&paused, 1, __ATOMIC_RELEASE);
 		if (rec != NULL) {
+			rec->thread_slots = PROFRUN_THREAD_SLOTS;
 			rec->mark_cpu_ns = now;
 			rec->pauses++;
 			__atomic_store_n(&rec->paused, 1, __ATOMIC_RELEASE);
@@ -386,7 +387,11 @@ void
 pause_attach(struct profrun_header *h, struct profrun_pause *r, bool forked)
 {
 	rec = r;
-	if (rec != NULL) {
+	/* a process that never pauses leaves the record untouched, all
+	 * zero, and its page on disk given back */
+	if (rec != NULL &&
+	    (toggle.sig || win.delay_ns || win.duration_ns || paused)) {
+		rec->thread_slots = PROFRUN_THREAD_SLOTS;
 		rec->toggle_signal = toggle.sig;
 		if (toggle.sig)
 			rec->flags |= PROFRUN_PAUSE_F_TOGGLE;

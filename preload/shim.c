@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "profrun/member-name.h"
 #include "shim.h"
 
 sigaction_fn real_sigaction;
@@ -78,8 +79,10 @@ static struct {
 	struct layout layout;
 	struct collect col;
 	struct target tgt;
-	uint32_t vdso_size;    /* bytes of the vdso image kept */
-	char dir[PATH_MAX];    /* absolute run directory */
+	uint32_t vdso_size;		    /* bytes of the vdso image kept */
+	char dir[PATH_MAX];		    /* absolute run directory */
+	char name[PROFRUN_MEMBER_NAME_MAX]; /* the member's, in g.dir */
+	bool released; /* the member's zero pages were given back (exec) */
 	struct shim_argv argv; /* the command line, for every member */
 } g;
 
@@ -291,8 +294,12 @@ read_settings(void)
 	}
 }
 
-/* Resolve every real_<fn> now, so that no later call (a vfork child, the
- * exec path) enters the dynamic linker.  Not async-signal-safe. */
+/* Resolve now every real_<fn> a signal handler, a vfork child or the exec
+ * path may call, so that none of them enters the dynamic linker.  The
+ * interposers of functions that are not async-signal-safe themselves
+ * (dlopen, dlmopen, dlclose, pthread_create, posix_spawn, posix_spawnp,
+ * __monstartup) resolve theirs on first use: a dlsym each that most
+ * processes never need.  Not async-signal-safe. */
 static void
 resolve_all(void)
 {
@@ -301,7 +308,6 @@ resolve_all(void)
 	REAL(getitimer);
 	REAL(profil);
 	interpose_resolve_all();
-	dl_resolve_all();
 }
 
 /* ---------------------------------------------------------------- profile */
@@ -351,6 +357,11 @@ set_collect(void *base)
 	g.col.scale = g.tgt.scale;
 	g.col.pcs = (struct profrun_pc *)((char *)base + g.layout.pcs_off);
 	g.col.pc_slots = PROFRUN_PC_SLOTS;
+	g.col.log = (struct profrun_log *)((char *)base + g.layout.log_off);
+	g.col.log_keys = (uint64_t *)(g.col.log + 1);
+	g.col.log_slots = PROFRUN_LOG_SLOTS;
+	g.col.vdso_room = g.layout.vdso_size;
+	g.col.vdso = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
 }
 
 /* Create this image's member file and start profiling into it; state ON on
@@ -378,7 +389,7 @@ profile_open(pid_t pid, pid_t ppid, const struct profrun_header *from)
 	}
 	writer_layout(&g.layout, strlen(g.tgt.exe), g.tgt.nbuckets, g.vdso_size,
 		      stacks_area_size(), writer_argv_size(&g.argv));
-	r = writer_create_member(dfd, pid, g.layout.file_size, &base, NULL);
+	r = writer_create_member(dfd, pid, g.layout.file_size, &base, g.name);
 	close(dfd);
 	if (r == -EFBIG) {
 		shim_warn(
@@ -587,6 +598,10 @@ shim_exec_begin(void)
 	stacks_seal();
 	pause_finish();
 	writer_finish(g.hdr, PROFRUN_STATE_EXECED, -1);
+	/* the image ends here unless the exec fails: keep only what it
+	 * wrote, as at exit (shim_exec_failed reserves the rest again) */
+	writer_release(g.hdr);
+	g.released = true;
 	return true;
 }
 
@@ -598,6 +613,21 @@ shim_exec_failed(bool began)
 
 	if (!began)
 		return;
+	g.released = false;
+	if (writer_reserve(g.dir, g.name, g.hdr->file_size) < 0) {
+		/* the blocks given back cannot be had again (a full disk): a
+		 * store into them would raise SIGBUS.  Profiling ends here,
+		 * with the member as it was at the exec, and the process
+		 * stores into memory of its own from now on. */
+		timer_stop();
+		writer_set_note(
+			g.hdr, g.layout.note_area,
+			"profiling stopped after a failed exec: no disk space to go on");
+		writer_detach(g.hdr);
+		g.state = SHIM_OFF;
+		errno = saved;
+		return;
+	}
 	g.hdr->end_ns = 0;
 	g.hdr->cpu_user_ns = 0;
 	g.hdr->cpu_sys_ns = 0;

@@ -42,9 +42,9 @@
 
 /* ---------------------------------------------------------------- real_<fn>
  * The next definition of each interposed function, from dlsym(RTLD_NEXT).
- * REAL(fn) resolves it on first use; shim_resolve_all() resolves them all at
- * startup so that later uses (a vfork child, a signal handler) never enter
- * the dynamic linker. */
+ * REAL(fn) resolves it on first use; the constructor resolves at startup
+ * those that a vfork child, a signal handler or the exec path may call, so
+ * that these never enter the dynamic linker (shim.c, resolve_all). */
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 typedef int (*setitimer_fn)(int, const struct itimerval *, struct itimerval *);
 typedef int (*getitimer_fn)(int, struct itimerval *);
@@ -109,7 +109,9 @@ bool shim_exec_begin(void);
 void shim_exec_failed(bool began);
 
 /* ---------------------------------------------------------------- interpose.c */
-/* Resolve the real_<fn> of every interposer.  Not async-signal-safe. */
+/* Resolve the real_<fn> of the interposers that a signal handler, a vfork
+ * child or the exec path may call (not __monstartup's, resolved on first
+ * use).  Not async-signal-safe. */
 void interpose_resolve_all(void);
 
 /* ---------------------------------------------------------------- target.c */
@@ -159,9 +161,14 @@ bool target_describe_object(const struct dl_phdr_info *info, uint64_t *lo,
 uint32_t modules_vdso_size(void);
 
 /* Record into the member file H from now on (H is mapped and sized by
- * writer_layout): copy the vdso image, and start module generations at
- * 0 (nothing scanned yet).  Async-signal-safe. */
+ * writer_layout): module generations start at 0 (nothing scanned yet),
+ * the vdso image is not copied yet.  Async-signal-safe. */
 void modules_attach(struct profrun_header *h);
+
+/* Copy the vdso's image (ROOM bytes at E, the vdso's ELF header) into H's
+ * room for it, once per member; the handler calls it at the first sample
+ * in the vdso.  Async-signal-safe; calls nothing. */
+void modules_copy_vdso(struct profrun_header *h, const void *e, uint32_t room);
 
 /* A fork child's new member file H takes over the records of its
  * parent's file FROM (the same objects are loaded) and forgets a scan
@@ -181,9 +188,6 @@ void modules_scan(const char *main_exe);
 /* Scan the loaded objects now if this process owns a live profile (the
  * hooks around dlopen and dlclose call it).  Not async-signal-safe. */
 void shim_modules_changed(void);
-
-/* Resolve the real dlopen, dlmopen and dlclose.  Not async-signal-safe. */
-void dl_resolve_all(void);
 
 /* ---------------------------------------------------------------- writer.c */
 struct layout {
@@ -206,6 +210,8 @@ struct layout {
 	uint64_t stacks_off; /* 0 when no stacks are recorded */
 	uint64_t stacks_size;
 	uint64_t pause_off; /* struct profrun_pause and per-thread CPU */
+	uint64_t log_off;   /* struct profrun_log and its keys */
+	uint64_t log_size;
 	uint64_t file_size;
 };
 
@@ -246,6 +252,15 @@ void writer_layout(struct layout *l, size_t exe_len, uint64_t nbuckets,
  * zero.  Pure, async-signal-safe. */
 void writer_init(void *base, const struct layout *l, const struct target *t,
 		 const struct proc_info *p);
+
+/* Reserve again every block of the member NAME (SIZE bytes) in the run
+ * directory DIR, after writer_release gave back its zero pages (an exec
+ * that failed).  Async-signal-safe.  Returns 0 or -errno. */
+int writer_reserve(const char *dir, const char *name, uint64_t size);
+
+/* Replace the mapping of the member H by anonymous memory: later stores
+ * reach no file.  Async-signal-safe. */
+void writer_detach(struct profrun_header *h);
 
 /* Make absolute the run directory PATH (relative to the cwd) into OUT.
  * Not async-signal-safe (getcwd).  Returns 0 or -errno. */
@@ -343,8 +358,8 @@ void timer_set_program_action(const struct sigaction *sa);
 /* sigev_value of our timers' signals, telling them from anyone else's. */
 #define THREADS_TIMER_MAGIC 0x70726f66
 
-/* Map the private registry of timers.  Not async-signal-safe; call once at
- * start.  Returns 0 or -errno. */
+/* Set up the private registry of timers; call once, at start.  Returns 0.
+ * Async-signal-safe. */
 int threads_init(void);
 
 /* Record threads into the member file H from now on (its records start

@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -122,7 +123,7 @@ void
 stacks_seal(void)
 {
 	struct profrun_stacks *a = __atomic_load_n(&st.area, __ATOMIC_ACQUIRE);
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
+	uintptr_t page = (uintptr_t)getauxval(AT_PAGESZ), lo, hi;
 	uint64_t used;
 
 	if (a == NULL || page == 0)

@@ -26,7 +26,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -45,8 +44,20 @@ struct reg {
 	uint64_t pause_mark; /* its CPU clock when paused, NO_MARK = none */
 };
 
-static struct reg *registry; /* REGISTRY_SLOTS entries, mmap'd */
-static unsigned reg_high;    /* entries ever used (scan bound) */
+/* The entries live in the shim's zero-filled data (no mapping of their
+ * own: its system calls and its teardown at exit cost a short process
+ * more than the rest of the registry); registry points at them once
+ * threads_init ran. */
+#if defined(__x86_64__)
+/* after everything else (.lbss follows .bss): the small variables that
+ * every process touches stay together on the pages before it */
+#define REG_SECTION __attribute__((section(".lbss")))
+#else
+#define REG_SECTION
+#endif
+static struct reg reg_slots[REGISTRY_SLOTS] REG_SECTION;
+static struct reg *registry;
+static unsigned reg_high; /* entries ever used (scan bound) */
 static struct profrun_header *hdr;
 static struct profrun_thread *recs; /* hdr's records, or NULL */
 static uint64_t interval_ns;	    /* 0 while not sampling */
@@ -178,8 +189,14 @@ claim_record(int tid, uint32_t flags)
 	struct profrun_thread *r;
 
 	n = __atomic_fetch_add(&hdr->thread_count, 1, __ATOMIC_RELAXED);
-	if (n >= own)
+	if (n >= own) {
+		/* the aggregate, written once it is needed (its page is
+		 * given back at the end when no thread needed it); racing
+		 * callers store the same values */
+		recs[own].flags = PROFRUN_THREAD_AGGREGATE;
+		__atomic_store_n(&recs[own].tid, -1, __ATOMIC_RELEASE);
 		return &recs[own];
+	}
 	r = &recs[n];
 	r->flags = flags;
 	r->cpu_start_ns = clock_ns(thread_clock(tid));
@@ -212,19 +229,17 @@ claim_entry(int tid)
 	return NULL;
 }
 
-/* Not async-signal-safe (mmap is, but call it once, at start). */
+/* Call once, at start.  Async-signal-safe. */
 int
 threads_init(void)
 {
-	void *p;
-
+	/* the first entry's page written first: a claim's read of a page
+	 * never touched would map the zero page, and its write then fault
+	 * once more (-1 is what a claim sets anyway) */
 	if (registry != NULL)
 		return 0;
-	p = mmap(NULL, REGISTRY_SLOTS * sizeof(struct reg),
-		 PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return -errno;
-	registry = p;
+	reg_slots[0].timer = -1;
+	registry = reg_slots;
 	return 0;
 }
 
@@ -232,17 +247,12 @@ threads_init(void)
 void
 threads_attach(struct profrun_header *h)
 {
-	struct profrun_thread *agg;
-
 	hdr = h;
 	recs = h->threads_off && h->thread_slots
 		       ? (struct profrun_thread *)((char *)h + h->threads_off)
 		       : NULL;
 	if (recs == NULL)
 		return;
-	agg = &recs[h->thread_slots - 1];
-	agg->tid = -1;
-	agg->flags = PROFRUN_THREAD_AGGREGATE;
 	h->timer_kind = PROFRUN_TIMER_THREAD;
 }
 
@@ -448,7 +458,10 @@ threads_count_samples(uint64_t n)
 				 __ATOMIC_RELAXED);
 }
 
-/* Read /proc/self/task/TID/comm into R's name.  Async-signal-safe
+/* Read R's name from /proc: /proc/self/comm for the thread whose tid is
+ * the pid (the process's own entry, already looked up at start for
+ * /proc/self/exe: a fresh process's task directories cost more than the
+ * read), /proc/self/task/TID/comm for the others.  Async-signal-safe
  * (system calls only). */
 static void
 read_task_name(struct profrun_thread *r)
@@ -458,12 +471,16 @@ read_task_name(struct profrun_thread *r)
 	unsigned v = (unsigned)r->tid;
 	ssize_t n;
 
-	do
-		num[k++] = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
-	while (k > 0)
-		path[len++] = num[--k];
-	memcpy(path + len, "/comm", 6);
+	if (r->tid == hdr->pid) {
+		memcpy(path, "/proc/self/comm", 16);
+	} else {
+		do
+			num[k++] = (char)('0' + v % 10);
+		while ((v /= 10) != 0);
+		while (k > 0)
+			path[len++] = num[--k];
+		memcpy(path + len, "/comm", 6);
+	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
@@ -505,5 +522,9 @@ threads_finish(bool names)
 		if (names)
 			read_task_name(r);
 	}
-	recs[hdr->thread_slots - 1].cpu_live_ns = live_other;
+	if (live_other != 0) {
+		recs[hdr->thread_slots - 1].flags = PROFRUN_THREAD_AGGREGATE;
+		recs[hdr->thread_slots - 1].tid = -1;
+		recs[hdr->thread_slots - 1].cpu_live_ns = live_other;
+	}
 }

@@ -104,6 +104,10 @@ count_samples(const struct collect *c, uint64_t n, void *uc)
 {
 	uintptr_t pc = ucontext_pc(uc);
 
+	/* the vdso's image is kept once a sample falls in it */
+	if (pc - c->vdso < c->vdso_room &&
+	    __atomic_load_n(&c->hdr->vdso_size, __ATOMIC_RELAXED) == 0)
+		modules_copy_vdso(c->hdr, (const void *)c->vdso, c->vdso_room);
 	for (uint64_t i = 0; i < n; i++)
 		collect_count(c, pc);
 	threads_count_samples(n);

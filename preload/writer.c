@@ -1,24 +1,41 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Member files of a run directory (include/profrun/format.h):
+ * Member files of a run directory (include/profrun/format.h), in the order
+ * of their offsets:
  *
  *   0            header (PROFRUN_HEADER_SIZE bytes)
  *   strings_off  exe path NUL, then SHIM_NOTE_MAX bytes kept for the note
  *   argv_off     struct profrun_argv, then the arguments  (64-byte aligned;
  *                only in the list, and only when there is a command line)
+ *   regions_off  struct profrun_region[PROFRUN_REGION_SLOTS]: the list of
+ *                every region, by kind                       (64-byte aligned)
+ *   modules_off  struct profrun_module[PROFRUN_MODULE_SLOTS] (64-byte aligned)
  *   wraps_off    struct profrun_wrap[PROFRUN_WRAP_SLOTS]   (64-byte aligned)
  *   hist_off     uint16_t hist[nbuckets]                     (profil's buffer)
  *   pcs_off      struct profrun_pc[PROFRUN_PC_SLOTS]         (64-byte aligned)
- *   modules_off  struct profrun_module[PROFRUN_MODULE_SLOTS]
- *   modstr_off   PROFRUN_MODSTR_SIZE bytes of module paths
- *   vdso_off     the vdso's image (vdso_size bytes, 8-byte aligned)
- *   threads_off  struct profrun_thread[PROFRUN_THREAD_SLOTS] (64-byte aligned)
- *   regions_off  struct profrun_region[PROFRUN_REGION_SLOTS]: the list of
- *                every region, by kind
+ *   vdso_off     room for the vdso's image, copied at the first sample in it
+ *   modstr_off   PROFRUN_MODSTR_SIZE bytes of module paths, filled from the end
+ *   threads_off  struct profrun_thread[PROFRUN_THREAD_SLOTS]
+ *   log_off      struct profrun_log, then u64[PROFRUN_LOG_SLOTS]: the first
+ *                samples (only in the list)                  (64-byte aligned)
  *   pause_off    struct profrun_pause, then u64[PROFRUN_THREAD_SLOTS]: CPU
- *                time while paused (only in the list)        (64-byte aligned)
+ *                time while paused (only in the list; written only if
+ *                pausing is set up)                          (64-byte aligned)
  *   stacks_off   struct profrun_stacks, then its slots (with -g only; found
  *                through the list alone)                     (64-byte aligned)
+ *
+ * The whole file is reserved on disk when it is created, and an ended
+ * process gives back its all-zero pages (writer_release), so what it keeps
+ * is the pages it wrote.  The order puts what every process writes into
+ * as few pages as it can, two: the header, the strings, the command line,
+ * the region list and the first module records share the first page; the
+ * module paths (filled from the end of their area) and the first thread
+ * records meet in the middle of another.  A process that takes samples
+ * writes a third: the log of its first samples, which begins half a page
+ * into the page of the last thread record (the aggregate, written only
+ * when a thread finds no record of its own).  The histogram and the PC
+ * table, written
+ * at addresses the samples choose, are touched only once the log is full.
  *
  * exe_off and note_off are absolute file offsets into the string area (so 0
  * can mean "no note").  Files are created O_EXCL|O_NOFOLLOW, mode 0644,
@@ -29,9 +46,11 @@
 #include <stdbool.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,56 +61,83 @@
 #define MEMBER_TRIES   10000
 #define WRITER_PAUSE_SIZE                                                      \
 	(sizeof(struct profrun_pause) + PROFRUN_THREAD_SLOTS * sizeof(uint64_t))
+#define WRITER_LOG_SIZE                                                        \
+	(sizeof(struct profrun_log) + PROFRUN_LOG_SLOTS * sizeof(uint64_t))
+#define LAYOUT_PAGE 4096u /* the page the packing aims at (any works) */
+
+/* The first offset at or after X that lies HALF a page into a page: two
+ * areas meeting there share that page, each with half of it. */
+static uint64_t
+mid_page(uint64_t x)
+{
+	return ALIGN_UP(x + LAYOUT_PAGE / 2, LAYOUT_PAGE) - LAYOUT_PAGE / 2;
+}
 
 /* Pure, async-signal-safe. */
 void
 writer_layout(struct layout *l, size_t exe_len, uint64_t nbuckets,
 	      uint32_t vdso_size, uint64_t stacks_size, uint32_t argv_size)
 {
+	const uint64_t threads_size =
+		PROFRUN_THREAD_SLOTS * (uint64_t)sizeof(struct profrun_thread);
+	uint64_t end;
+
 	l->strings_off = PROFRUN_HEADER_SIZE;
 	l->strings_size = (uint32_t)ALIGN_UP(exe_len + 1 + SHIM_NOTE_MAX, 8);
 	l->exe_off = (uint32_t)l->strings_off;
 	l->note_area = (uint32_t)(l->strings_off + exe_len + 1);
+	end = l->strings_off + l->strings_size;
 	/* the command line beside the header, in the pages an ended
 	 * process keeps anyway */
-	l->argv_off =
-		argv_size ? ALIGN_UP(l->strings_off + l->strings_size, 64) : 0;
+	l->argv_off = argv_size ? ALIGN_UP(end, 64) : 0;
 	l->argv_size = argv_size;
-	l->wraps_off = ALIGN_UP(argv_size ? l->argv_off + argv_size
-					  : l->strings_off + l->strings_size,
-				64);
+	if (argv_size)
+		end = l->argv_off + argv_size;
+	l->regions_off = ALIGN_UP(end, 64);
+	l->modules_off = ALIGN_UP(
+		l->regions_off +
+			PROFRUN_REGION_SLOTS *
+				(uint64_t)sizeof(struct profrun_region),
+		64);
+	l->wraps_off = ALIGN_UP(
+		l->modules_off +
+			PROFRUN_MODULE_SLOTS *
+				(uint64_t)sizeof(struct profrun_module),
+		64);
 	l->hist_off =
 		l->wraps_off +
 		PROFRUN_WRAP_SLOTS * (uint64_t)sizeof(struct profrun_wrap);
 	l->nbuckets = nbuckets;
 	l->pcs_off = ALIGN_UP(l->hist_off + nbuckets * sizeof(uint16_t), 64);
-	l->modules_off = l->pcs_off +
-			 PROFRUN_PC_SLOTS * (uint64_t)sizeof(struct profrun_pc);
-	l->modstr_off =
-		l->modules_off +
-		PROFRUN_MODULE_SLOTS * (uint64_t)sizeof(struct profrun_module);
-	l->vdso_off = vdso_size ? l->modstr_off + PROFRUN_MODSTR_SIZE : 0;
+	end = l->pcs_off +
+	      PROFRUN_PC_SLOTS * (uint64_t)sizeof(struct profrun_pc);
+	l->vdso_off = vdso_size ? ALIGN_UP(end, 64) : 0;
 	l->vdso_size = vdso_size;
-	l->threads_off =
-		ALIGN_UP(l->modstr_off + PROFRUN_MODSTR_SIZE + vdso_size, 64);
-	l->regions_off =
-		l->threads_off +
-		PROFRUN_THREAD_SLOTS * (uint64_t)sizeof(struct profrun_thread);
-	l->pause_off = ALIGN_UP(
-		l->regions_off +
-			PROFRUN_REGION_SLOTS *
-				(uint64_t)sizeof(struct profrun_region),
-		64);
+	if (vdso_size)
+		end = l->vdso_off + vdso_size;
+	/* module paths end, and thread records begin, half a page in; the
+	 * thread records end (the aggregate, written only when a thread
+	 * finds no record of its own) half a page into another, where the
+	 * log of the first samples begins */
+	l->threads_off = mid_page(end + PROFRUN_MODSTR_SIZE);
+	l->modstr_off = l->threads_off - PROFRUN_MODSTR_SIZE;
+	l->log_off = l->threads_off + threads_size;
+	l->log_size = WRITER_LOG_SIZE;
+	l->pause_off = ALIGN_UP(l->log_off + l->log_size, 64);
 	l->file_size = l->pause_off + WRITER_PAUSE_SIZE;
 	l->stacks_off = stacks_size ? ALIGN_UP(l->file_size, 64) : 0;
 	l->stacks_size = stacks_size;
 	if (stacks_size)
 		l->file_size = l->stacks_off + stacks_size;
+	/* whole pages: the last one is given back too when it stays zero */
+	l->file_size = ALIGN_UP(l->file_size, LAYOUT_PAGE);
 }
 
-/* The list of the regions of layout L into the member image BASE.
- * Every kind this writer lays out is one a reader can do without (older
- * readers find them through the header).  Pure, async-signal-safe. */
+/* The list of the regions of layout L into the member image BASE.  Every
+ * kind but the sample log is one a reader can do without (older readers
+ * find them through the header); a reader that does not know the log
+ * refuses the file rather than miss its samples.  Pure,
+ * async-signal-safe. */
 static void
 write_regions(void *base, const struct layout *l)
 {
@@ -115,6 +161,8 @@ write_regions(void *base, const struct layout *l)
 		{PROFRUN_REGION_PAUSE, 1, 0, l->pause_off, WRITER_PAUSE_SIZE},
 		{PROFRUN_REGION_STACKS, 1, 0, l->stacks_off, l->stacks_size},
 		{PROFRUN_REGION_ARGV, 1, 0, l->argv_off, l->argv_size},
+		{PROFRUN_REGION_LOG, 1, PROFRUN_REGION_REQUIRED, l->log_off,
+		 l->log_size},
 		{PROFRUN_REGION_DIRECTORY, 1, 0, l->regions_off, 0},
 	};
 	const size_t nr = sizeof(r) / sizeof(r[0]);
@@ -177,11 +225,11 @@ writer_init(void *base, const struct layout *l, const struct target *t,
 	h->modstr_off = l->modstr_off;
 	h->modstr_size = PROFRUN_MODSTR_SIZE;
 	h->vdso_off = l->vdso_off;
-	h->vdso_size = l->vdso_size;
+	h->vdso_size = 0; /* until the image is copied (shim.c) */
 	h->threads_off = l->threads_off;
 	h->thread_slots = PROFRUN_THREAD_SLOTS;
-	((struct profrun_pause *)((char *)base + l->pause_off))->thread_slots =
-		PROFRUN_THREAD_SLOTS;
+	/* the log's head stays zero (its size is its region's): a process
+	 * without samples never writes its page */
 	write_regions(base, l);
 	memcpy((char *)base + l->exe_off, t->exe, strlen(t->exe) + 1);
 	if (l->argv_size > 0 && p->argv != NULL)
@@ -273,14 +321,25 @@ writer_open_dir(const char *dir)
 static int
 write_zeros(int fd, uint64_t size)
 {
-	static const char zeros[65536];
+	/* one page of zeros, up to 16 times over per call: 64 KiB of zeros
+	 * in the shim's read-only data would push its strings into another
+	 * window of pages that every process faults in */
+	static const char zeros[4096];
+	struct iovec iov[16];
 	uint64_t off = 0;
 
 	while (off < size) {
-		size_t n = size - off < sizeof(zeros) ? (size_t)(size - off)
-						      : sizeof(zeros);
-		ssize_t w = pwrite(fd, zeros, n, (off_t)off);
+		uint64_t left = size - off;
+		int cnt = 0;
+		ssize_t w;
 
+		for (; cnt < 16 && left > 0; cnt++) {
+			iov[cnt].iov_base = (void *)zeros;
+			iov[cnt].iov_len = left < sizeof(zeros) ? (size_t)left
+								: sizeof(zeros);
+			left -= iov[cnt].iov_len;
+		}
+		w = pwritev(fd, iov, cnt, (off_t)off);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
@@ -348,6 +407,47 @@ writer_create_member(int dfd, pid_t pid, uint64_t size, void **base, char *name)
 	if (name != NULL)
 		memcpy(name, buf, strlen(buf) + 1);
 	return 0;
+}
+
+/* Reserve again every block of the member NAME (SIZE bytes) in the run
+ * directory DIR, after writer_release gave back its zero pages.
+ * Async-signal-safe.  Returns 0 or -errno. */
+int
+writer_reserve(const char *dir, const char *name, uint64_t size)
+{
+	int dfd = writer_open_dir(dir), fd, r;
+
+	if (dfd < 0)
+		return dfd;
+	fd = openat(dfd, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	r = fd < 0 ? -errno : size_member(fd, size);
+	if (fd >= 0)
+		close(fd);
+	close(dfd);
+	return r;
+}
+
+/* Replace the mapping of the member H by private memory of the same size
+ * and contents (the file keeps what was stored so far), so that no later
+ * store can meet a block given back.  Async-signal-safe. */
+void
+writer_detach(struct profrun_header *h)
+{
+	size_t size = h->file_size;
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p != MAP_FAILED) {
+		memcpy(p, h, size); /* holes read as zeros: no block taken */
+		if (mremap(p, size, size, MREMAP_MAYMOVE | MREMAP_FIXED, h) !=
+		    MAP_FAILED)
+			return;
+		munmap(p, size);
+	}
+	/* no room for a copy: zeros (every table then reads as empty or
+	 * full, and nothing indexes by them) */
+	mmap(h, size, PROT_READ | PROT_WRITE,
+	     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 }
 
 /* Async-signal-safe. */
@@ -434,14 +534,17 @@ punch(char *base, size_t start, size_t end)
 void
 writer_release(struct profrun_header *h)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), size = h->file_size;
+	/* the page size as sysconf has it, from the auxiliary vector,
+	 * without bringing in a page of the C library's code at exit */
+	size_t page = (size_t)getauxval(AT_PAGESZ), size = h->file_size;
 	unsigned char vec[RELEASE_CHUNK];
 	char *base = (char *)h;
 	size_t run = 0; /* start of the run of zero pages, 0 = none */
 
 	if (page == 0 || page % sizeof(uint64_t) != 0)
 		return;
-	/* the header's page stays; the last partial page too */
+	/* the header's page stays (a partial last page too; the layout
+	 * rounds the file to whole pages) */
 	for (size_t off = page; off + page <= size;) {
 		size_t n = (size - off) / page;
 

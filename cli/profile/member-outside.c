@@ -309,12 +309,40 @@ read_vdso(const uint8_t *buf, struct profile *p, char *err, size_t errlen)
 	return 0;
 }
 
+/* The outside samples P's counts account for, against the header's
+ * count of them (samples_outside counts before the table or the log
+ * does: a live file may show a few more there, or, read in the other
+ * order, a few less). */
+static int
+settle_outside(struct profile *p, char *err, size_t errlen)
+{
+	uint64_t known = p->pcs_lost + p->pcs_unmapped;
+
+	if (known >= PLAUSIBLE_SAMPLES)
+		return profile_fail(err, errlen, "implausible sample counts");
+	for (size_t i = 0; i < p->npcs; i++) {
+		if (p->pcs[i].count >= PLAUSIBLE_SAMPLES - known)
+			return profile_fail(err, errlen,
+					    "implausible sample counts");
+		known += p->pcs[i].count;
+	}
+	if (p->main >= PLAUSIBLE_SAMPLES - known)
+		return profile_fail(err, errlen, "implausible sample counts");
+	p->pcs_unrecorded = 0;
+	p->outside = p->hdr.samples_outside;
+	if (p->outside > known)
+		p->pcs_unrecorded = p->outside - known;
+	else
+		p->outside = known;
+	return 0;
+}
+
 int
 profile_parse_outside(const uint8_t *buf, struct profile *p, char *err,
 		      size_t errlen)
 {
 	const struct profrun_header *h = &p->hdr;
-	uint64_t sum = 0, known;
+	uint64_t sum = 0;
 
 	if (check_sizes(h, err, errlen) ||
 	    read_pcs(buf, p, &sum, err, errlen) ||
@@ -325,14 +353,36 @@ profile_parse_outside(const uint8_t *buf, struct profile *p, char *err,
 	p->has_pcs = h->pc_slots > 0;
 	p->pcs_lost = h->pcs_lost;
 	p->pcs_unmapped = h->pcs_unmapped;
-	known = sum + p->pcs_lost + p->pcs_unmapped;
-	if (known >= PLAUSIBLE_SAMPLES || p->main >= PLAUSIBLE_SAMPLES - known)
-		return profile_fail(err, errlen, "implausible sample counts");
-	/* samples_outside counts before the table does: a live file may show
-	 * a few more in it, or (read in the other order) a few less */
-	if (p->outside > known)
-		p->pcs_unrecorded = p->outside - known;
-	else
-		p->outside = known;
-	return 0;
+	return settle_outside(p, err, errlen);
+}
+
+int
+profile_add_outside(struct profile *p, const uint64_t *keys, size_t n,
+		    char *err, size_t errlen)
+{
+	struct profile_pc *t;
+	size_t out = 0;
+
+	if (n == 0)
+		return 0;
+	t = realloc(p->pcs, (p->npcs + n) * sizeof(*t));
+	if (!t)
+		return profile_fail(err, errlen, "out of memory");
+	p->pcs = t;
+	for (size_t i = 0; i < n; i++) {
+		t[p->npcs + i].pc = keys[i] & PROFRUN_PC_MASK;
+		t[p->npcs + i].gen = (uint32_t)(keys[i] >> PROFRUN_PC_BITS);
+		t[p->npcs + i].count = 1;
+	}
+	p->npcs += n;
+	qsort(t, p->npcs, sizeof(*t), cmp_pc);
+	for (size_t i = 0; i < p->npcs; i++) {
+		if (out > 0 && t[out - 1].pc == t[i].pc &&
+		    t[out - 1].gen == t[i].gen)
+			t[out - 1].count += t[i].count;
+		else
+			t[out++] = t[i];
+	}
+	p->npcs = out;
+	return settle_outside(p, err, errlen);
 }

@@ -37,6 +37,12 @@ parse_record(const uint8_t *rec, uint64_t size, struct profile *p, char *err,
 	uint64_t need;
 
 	memcpy(&p->pause, rec, sizeof(p->pause));
+	if (p->pause.thread_slots == 0 && p->pause.flags == 0 &&
+	    p->pause.pauses == 0 && p->pause.paused_cpu_ns == 0 &&
+	    p->pause.dropped == 0) {
+		p->has_pause = true; /* left untouched: never paused */
+		return 0;
+	}
 	need = sizeof(p->pause) + (uint64_t)p->pause.thread_slots * 8;
 	if (p->pause.thread_slots != p->hdr.thread_slots || size < need)
 		return profile_fail(

@@ -452,6 +452,7 @@ parse_image(const uint8_t *buf, size_t avail, uint64_t size,
 	if (profile_parse_outside(buf, p, err, errlen) ||
 	    profile_parse_threads(buf, p, err, errlen) ||
 	    profile_parse_pause(buf, avail, p, err, errlen) ||
+	    profile_parse_log(buf, avail, p, err, errlen) ||
 	    profile_parse_argv(buf, avail, p, err, errlen))
 		goto fail;
 	return 0;
@@ -555,6 +556,10 @@ image_free(uint8_t *buf, const struct profile_extents *x)
 	image_kept += n;
 }
 
+/* Bytes a writer may leave after its last region: the shim makes its
+ * members whole pages. */
+#define LAYOUT_SLACK 4096u
+
 /* The end of the last region the header or the region list of the file
  * FD (header H, checked) places; the list's entries are checked later. */
 static uint64_t
@@ -596,7 +601,7 @@ read_checked(int fd, uint64_t size, uint8_t **out, size_t *avail,
 	    check_buckets(&h, err, errlen) || check_regions(&h, err, errlen))
 		return -1;
 	if (size > PROFILE_MAX_FILE &&
-	    listed_end(fd, &h, profile_known_end(&h)) < size)
+	    listed_end(fd, &h, profile_known_end(&h)) + LAYOUT_SLACK <= size)
 		return profile_fail(err, errlen,
 				    "too large for a profile (%llu bytes)",
 				    (unsigned long long)size);
@@ -644,6 +649,7 @@ profile_read(const char *path, struct profile *p, char *err, size_t errlen)
 			ret = parse_image(buf, avail, (uint64_t)st.st_size, &x,
 					  p, err, errlen);
 		if (ret == 0 && (profile_pause_load(fd, p, err, errlen) ||
+				 profile_log_load(fd, p, err, errlen) ||
 				 profile_stacks_load(fd, p, err, errlen))) {
 			profile_fini(p);
 			ret = -1;

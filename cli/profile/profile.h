@@ -138,6 +138,8 @@ struct profile {
 	uint64_t thread_paused_ns;	/* of thread_cpu_ns, while paused */
 	uint64_t pause_off, pause_size; /* its region, while still to be read
 					 * from the file (profile_pause_load) */
+	uint64_t log_off, log_size; /* the sample log's region, while still
+				     * to be read (profile_log_load) */
 
 	/* the command line (none in files of earlier writers and merged
 	 * members): argc raw arguments, NUL-terminated, in one block */
@@ -281,6 +283,23 @@ int profile_pread_all(int fd, void *buf, size_t n, uint64_t off);
  * read its pause record from FD, which is after that end.  Returns 0, or
  * -1 with a reason in ERR.  (member-pause.c) */
 int profile_pause_load(int fd, struct profile *p, char *err, size_t errlen);
+
+/* Add the samples of the sample log of the validated member image BUF
+ * (AVAIL bytes in memory) to P's buckets and outside PCs, or note where
+ * to read it later when it lies after AVAIL.  Returns 0, or -1 with a
+ * reason in ERR.  (member-log.c) */
+int profile_parse_log(const uint8_t *buf, size_t avail, struct profile *p,
+		      char *err, size_t errlen);
+
+/* After profile_parse_log() of a member read only up to its known end:
+ * read the log from FD.  Returns 0, or -1 with a reason in ERR. */
+int profile_log_load(int fd, struct profile *p, char *err, size_t errlen);
+
+/* Add N samples, one per key (PC | generation << 48), to P's outside PCs,
+ * and settle its outside counts.  Returns 0, or -1 with a reason in ERR.
+ * (member-outside.c) */
+int profile_add_outside(struct profile *p, const uint64_t *keys, size_t n,
+			char *err, size_t errlen);
 
 /* Of profile_cpu_seconds(P), the CPU seconds used while sampling was
  * paused (0 for a process never paused). */

@@ -50,6 +50,7 @@
 #define PROFRUN_MODSTR_SIZE  32768u /* bytes for their paths */
 #define PROFRUN_VDSO_MAX     65536u /* largest vdso image copied */
 #define PROFRUN_THREAD_SLOTS 1024u  /* thread records (64 KiB) */
+#define PROFRUN_LOG_SLOTS    4096u  /* first samples kept as PCs (32 KiB) */
 
 /* A key of the PC table: the runtime PC in the low 48 bits, the module
  * generation current when it was sampled in the high 16. */
@@ -116,6 +117,8 @@ enum profrun_region_kind {
 				       * profrun_frames, then its records */
 	PROFRUN_REGION_ARGV = 13,   /* the command line: struct
 				     * profrun_argv, then its strings */
+	PROFRUN_REGION_LOG = 14,    /* the first samples, one PC each:
+				     * struct profrun_log, then its keys */
 };
 
 #define PROFRUN_REGION_REQUIRED 1u  /* profrun_region.flags */
@@ -272,6 +275,26 @@ struct profrun_argv {
 	uint32_t argc_all; /* arguments the process had */
 };
 
+/* The sample log (region PROFRUN_REGION_LOG, version 1, found only
+ * through the list, and marked required: its samples are in no other
+ * table).  The first samples of the process are each kept here
+ * as one key, PC | generation << 48 (as in the PC table), in the slot
+ * claimed (by an atomic increment of claimed) for it; later ones go to
+ * the histogram and the PC table.  A slot still 0 was claimed by a sample
+ * whose handler had not stored it yet (the process was killed at that
+ * moment): no sample.  A reader counts a key whose PC lies in the
+ * histogram's range as one sample of that bucket, any other as one sample
+ * of that PC in the PC table.  The log keeps a short process's samples
+ * in a page or two where the histogram and the PC table, indexed by
+ * address, would spread them over as many pages as samples. */
+struct profrun_log {
+	uint32_t slot_count; /* u64 keys after this head; 0: as many as the
+			      * region holds (the shim leaves it 0) */
+	uint32_t flags;	     /* 0 */
+	uint64_t claimed;    /* slots claimed (may exceed slot_count) */
+	uint64_t reserved[2];
+};
+
 /* One slot of the table of PCs outside the main executable's text. */
 struct profrun_pc {
 	uint64_t key;	/* PC | generation << 48; 0 = free slot */
@@ -368,7 +391,9 @@ struct profrun_header {
 	uint32_t modstr_size;
 	uint32_t modules_lost;	 /* objects that found no room */
 	uint32_t mod_generation; /* generation of the last scan, >= 1 */
-	uint32_t vdso_size;	 /* bytes of the vdso image, 0 = none */
+	/* bytes of the vdso image, 0 = none (yet: the shim copies it when a
+	 * sample first falls in it; the region list gives its room) */
+	uint32_t vdso_size;
 	uint64_t vdso_off;
 	uint64_t pcs_unmapped; /* outside samples whose PC is no key
 				   * (0, or at or above 2^48) */
@@ -401,6 +426,7 @@ _Static_assert(sizeof(struct profrun_frames) == 48, "frames head size");
 _Static_assert(sizeof(struct profrun_frame_record) == 8, "frame record");
 _Static_assert(sizeof(struct profrun_pause) == 64, "pause record size");
 _Static_assert(sizeof(struct profrun_argv) == 16, "argv head size");
+_Static_assert(sizeof(struct profrun_log) == 32, "log head size");
 
 /* Bucket i covers link-time [text_start + i*bucket_size,
  * text_start + (i+1)*bucket_size). */

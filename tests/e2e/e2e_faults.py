@@ -166,7 +166,7 @@ def ended_processes_keep_only_what_they_hold(tmp):
     # st_blocks counts 512-byte blocks actually allocated
     used = [os.stat(m).st_blocks * 512 for m in trues]
     size = os.path.getsize(trues[0])
-    expect(max(used) <= 48 * 1024 < size,
+    expect(max(used) <= 12 * 1024 < size,
            f"an ended process without samples keeps {max(used)} of its {size} bytes")
     rep = report_json(out)
     expect(rep["complete"] and len(rep["processes"]) >= n, "processes recorded")

@@ -105,6 +105,21 @@ def raw_tables(member):
      _gen, _vs, _vo, unmapped) = struct.unpack_from("<QIIQQIIQIIIIQQ", b, 280)
     pcs = [struct.unpack_from("<QQ", b, pcs_off + 16 * i) for i in range(slots)]
     mods = [struct.unpack_from("<QQ", b, mods_off + 112 * i) for i in range(mcount)]
+    # the first samples are in the log (region kind 14), one key each:
+    # those outside the histogram's range count as outside PCs
+    text_start, text_end, bias = struct.unpack_from("<QQQ", b, 64)
+    regions_off, nregions = struct.unpack_from("<QI", b, 384)
+    for i in range(nregions):
+        kind, _v, _f, off, size = struct.unpack_from("<IHHQQ", b, regions_off + 24 * i)
+        if kind != 14:
+            continue
+        nslots, _flags, claimed = struct.unpack_from("<IIQ", b, off)
+        nslots = nslots or (size - 32) // 8  # 0: as many as the region holds
+        for j in range(min(nslots, claimed)):
+            (k,) = struct.unpack_from("<Q", b, off + 32 + 8 * j)
+            pc = k & ((1 << 48) - 1)
+            if k and not text_start + bias <= pc < text_end + bias:
+                pcs.append((k, 1))
     return outside, [(k, c) for k, c in pcs if k], lost, unmapped, mods
 
 

@@ -6,6 +6,9 @@
  * counted and flagged instead of silently losing wraps.  The PCs of the
  * samples outside land in the PC table, tagged with the module
  * generation, by concurrent threads too; what does not fit is counted.
+ * The first samples go to the log, one key each, claimed by concurrent
+ * threads without loss; once it is full the rest go to the histogram and
+ * the PC table, and every sample is in exactly one of them.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -258,6 +261,67 @@ concurrent_counts_into_one_bucket_are_exact(void)
 	CHECK_EQ(hdr.samples_total, (uint64_t)THREADS * 5 * PER_THREAD);
 }
 
+#define LOG_SLOTS 1000
+static struct {
+	struct profrun_log head;
+	uint64_t keys[LOG_SLOTS];
+} logbuf;
+
+static void *
+hammer_log(void *arg)
+{
+	const struct collect *c = arg;
+
+	for (int n = 0; n < PER_THREAD; n++)
+		collect_count(c,
+			      n % 3 ? OFFSET + 6 : (uintptr_t)0x7f0000001000u);
+	return NULL;
+}
+
+/* The log takes the first LOG_SLOTS samples, from racing threads, each
+ * in a slot of its own; the rest land in the histogram and the PC table;
+ * the three add up to every sample, and the outside ones are counted. */
+static void
+log_takes_the_first_samples_then_the_tables(void)
+{
+	struct collect c = make_collect(PROFRUN_WRAP_SLOTS);
+	pthread_t t[THREADS];
+	uint64_t inside = 0, outside = 0, total;
+
+	memset(&logbuf, 0, sizeof(logbuf));
+	logbuf.head.slot_count = LOG_SLOTS;
+	c.log = &logbuf.head;
+	c.log_keys = logbuf.keys;
+	c.log_slots = LOG_SLOTS;
+	hdr.mod_generation = 3;
+	for (int i = 0; i < THREADS; i++)
+		pthread_create(&t[i], NULL, hammer_log, &c);
+	for (int i = 0; i < THREADS; i++)
+		pthread_join(t[i], NULL);
+	total = (uint64_t)THREADS * PER_THREAD;
+	CHECK(logbuf.head.claimed >= LOG_SLOTS);
+	for (int i = 0; i < LOG_SLOTS; i++) {
+		uint64_t pc = logbuf.keys[i] & PROFRUN_PC_MASK;
+
+		CHECK_EQ(logbuf.keys[i] >> PROFRUN_PC_BITS, 3);
+		CHECK(pc == OFFSET + 6 || pc == 0x7f0000001000u);
+		inside += pc == OFFSET + 6;
+		outside += pc != OFFSET + 6;
+	}
+	inside += collect_exact_count(hist, tab, PROFRUN_WRAP_SLOTS, 3);
+	for (int i = 0; i < PC_SLOTS; i++)
+		if ((pcs[i].key & PROFRUN_PC_MASK) == 0x7f0000001000u)
+			outside += pcs[i].count;
+	CHECK_EQ(inside + outside, total);
+	CHECK_EQ(hdr.samples_total, total);
+	CHECK_EQ(hdr.samples_outside, outside);
+	CHECK_EQ(outside, (uint64_t)THREADS * ((PER_THREAD + 2) / 3));
+	/* a log of 0 slots (a member without one) takes nothing */
+	c = make_collect(PROFRUN_WRAP_SLOTS);
+	collect_count(&c, OFFSET + 6);
+	CHECK_EQ(hist[3], 1);
+}
+
 int
 main(void)
 {
@@ -269,5 +333,6 @@ main(void)
 	concurrent_records_all_land();
 	concurrent_pcs_land_or_are_counted();
 	concurrent_counts_into_one_bucket_are_exact();
+	log_takes_the_first_samples_then_the_tables();
 	CHECK_DONE();
 }

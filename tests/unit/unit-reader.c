@@ -805,6 +805,80 @@ test_region_list(void)
 	      "a region past the end of the file is refused");
 }
 
+/* The valid member with a list of one entry: a sample log of SLOTS slots
+ * whose CLAIMED first ones hold KEYS (N of them, the rest 0), after the
+ * list.  Fills P (to be freed) and returns what the reader says. */
+static int
+parse_with_log(uint32_t slots, uint64_t claimed, const uint64_t *keys, size_t n,
+	       struct profile *p, char *err, size_t errlen)
+{
+	static uint8_t buf[sizeof(struct image) + 1024];
+	struct image *im = (struct image *)buf;
+	struct profrun_log head = {.slot_count = slots, .claimed = claimed};
+	struct profrun_region r = {PROFRUN_REGION_LOG, 1,
+				   PROFRUN_REGION_REQUIRED,
+				   FILE_SIZE + sizeof(r), sizeof(head) + 8 * 8};
+	size_t at = FILE_SIZE + sizeof(r);
+
+	memset(buf, 0, sizeof(buf));
+	make_valid(im);
+	memcpy(im->buf + FILE_SIZE, &r, sizeof(r));
+	memcpy(im->buf + at, &head, sizeof(head));
+	memcpy(im->buf + at + sizeof(head), keys, n * 8);
+	im->size = at + r.size;
+	hdr(im)->file_size = im->size;
+	hdr(im)->regions_off = FILE_SIZE;
+	hdr(im)->region_count = 1;
+	hdr(im)->samples_outside = 9 + 2; /* the log's two outside ones */
+	return profile_parse(im->buf, im->size, p, err, errlen);
+}
+
+static void
+test_sample_log(void)
+{
+	const uint64_t keys[] = {
+		(TEXT_START + 2) | GEN1,  /* bucket 1, beside its 5 */
+		(TEXT_START + 15) | GEN1, /* bucket 7, new */
+		0x7010 | GEN1,		  /* beside the table's 3 */
+		0,			  /* claimed, never stored */
+		0x7020 | GEN1,		  /* a PC of its own */
+	};
+	const uint64_t bad[] = {GEN1};
+	char err[256] = "";
+	struct profile p;
+
+	check(parse_with_log(8, 5, keys, 5, &p, err, sizeof(err)) == 0 &&
+		      p.main == 5 + 7 + 3 * 65536ull + 2 && p.nsamples == 4 &&
+		      p.samples[0].count == 6 &&
+		      p.samples[3].addr == TEXT_START + 14 &&
+		      p.samples[3].count == 1,
+	      "the log's samples in the histogram's range add to its buckets");
+	check(p.outside == 11 && p.pcs_unrecorded == 0 && p.npcs == 4 &&
+		      p.pcs[1].pc == 0x7010 && p.pcs[1].count == 4 &&
+		      p.pcs[2].pc == 0x7020 && p.pcs[2].count == 1,
+	      "the others add to the outside PCs, and the counts add up");
+	profile_fini(&p);
+	check(parse_with_log(8, 2, keys, 5, &p, err, sizeof(err)) == 0 &&
+		      p.main == 5 + 7 + 3 * 65536ull + 2 && p.npcs == 3 &&
+		      p.pcs_unrecorded == 2,
+	      "only the slots claimed are read");
+	profile_fini(&p);
+	check(parse_with_log(8, 1000, keys, 5, &p, err, sizeof(err)) == 0 &&
+		      p.npcs == 4,
+	      "more claims than slots: the slots are read");
+	profile_fini(&p);
+	check(parse_with_log(0, 5, keys, 5, &p, err, sizeof(err)) == 0 &&
+		      p.npcs == 4 && p.nsamples == 4,
+	      "a slot count of 0 (as the shim writes it): the region's room");
+	profile_fini(&p);
+	check(parse_with_log(100, 100, keys, 5, &p, err, sizeof(err)) < 0 &&
+		      strstr(err, "does not fit"),
+	      "a log larger than its region is refused");
+	check(parse_with_log(8, 1, bad, 1, &p, err, sizeof(err)) < 0 &&
+		      strstr(err, "sample log slot 0 is bad"),
+	      "a key without a PC is refused");
+}
+
 /* The valid member with a list of one entry: a pause record of VERSION
  * and SIZE bytes, its thread_slots SLOTS, after the list.  Fills P (to be
  * freed) and returns what the reader says. */
@@ -867,6 +941,7 @@ main(void)
 	test_damages();
 	test_region_list();
 	test_pause_record();
+	test_sample_log();
 	test_files();
 	test_runs();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);

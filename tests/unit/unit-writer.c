@@ -44,21 +44,25 @@ fixed_inputs(struct target *t, struct proc_info *p)
 	*p = (struct proc_info){1234, 1, 1700000000123456789, 5000, 100};
 }
 
-/* The expected image, field by field at the offsets format.h implies. */
+/* The expected image, field by field at the offsets format.h implies,
+ * in the order writer.c lays them out: the module records after the
+ * strings, the module paths ending (and the thread records beginning)
+ * half a page into a page, the region list and the log after the thread
+ * records, the pause record last, the file in whole pages. */
 static void
 expected_image(uint8_t *e)
 {
 	memcpy(e, "PROFRUN\0", 8);
-	put(e, 8, 1, 2);	    /* version */
-	put(e, 10, 1, 2);	    /* min_version */
-	put(e, 12, 512, 4);	    /* header_size */
-	put(e, 16, 497920, 8);	    /* file_size */
-	put(e, 24, 512, 8);	    /* strings_off */
-	put(e, 32, 280, 4);	    /* strings_size: 17 + 256, 8-aligned */
-	put(e, 36, 4096, 4);	    /* wrap_slots */
-	put(e, 40, 832, 8);	    /* wraps_off: 64-aligned */
-	put(e, 48, 832 + 65536, 8); /* hist_off */
-	put(e, 56, 512, 8);	    /* nbuckets */
+	put(e, 8, 1, 2);	      /* version */
+	put(e, 10, 1, 2);	      /* min_version */
+	put(e, 12, 512, 4);	      /* header_size */
+	put(e, 16, 536576, 8);	      /* file_size: 131 pages */
+	put(e, 24, 512, 8);	      /* strings_off */
+	put(e, 32, 280, 4);	      /* strings_size: 17 + 256, 8-aligned */
+	put(e, 36, 4096, 4);	      /* wrap_slots */
+	put(e, 40, 58560, 8);	      /* wraps_off: after the modules */
+	put(e, 48, 58560 + 65536, 8); /* hist_off */
+	put(e, 56, 512, 8);	      /* nbuckets */
 	put(e, 64, 0x1000, 8);
 	put(e, 72, 0x1400, 8);
 	put(e, 80, 0x555555554000u, 8);
@@ -76,42 +80,44 @@ expected_image(uint8_t *e)
 	put(e, 224, 5000, 8);	    /* cpu_start_ns */
 	put(e, 264, 0, 4);	    /* state RUNNING */
 	put(e, 272, 0xffffffff, 4); /* exit_code -1 */
-	put(e, 280, 67392, 8);	    /* pcs_off: after the histogram, aligned */
+	put(e, 280, 125120, 8);	    /* pcs_off: after the histogram */
 	put(e, 288, 16384, 4);	    /* pc_slots */
 	put(e, 292, 32, 4);	    /* pc_probe */
-	put(e, 304, 67392 + 16384 * 16, 8); /* modules_off */
-	put(e, 312, 512, 4);		    /* module_slots */
-	put(e, 320, 329536 + 512 * 112, 8); /* modstr_off */
-	put(e, 328, 32768, 4);		    /* modstr_size */
-	put(e, 340, 4096, 4);		    /* vdso_size */
-	put(e, 344, 386880 + 32768, 8);	    /* vdso_off */
-	put(e, 360, 423744, 8);		    /* threads_off: after the vdso */
-	put(e, 368, 1024, 4);		    /* thread_slots */
-	put(e, 384, 489280, 8);		    /* regions_off: after the threads */
-	put(e, 392, 10, 4);		    /* region_count */
-	for (unsigned i = 0; i < 10; i++) { /* kind, version 1, off, size */
-		static const uint64_t reg[10][3] = {
-			{1, 512, 280},	    {2, 832, 65536},
-			{3, 66368, 1024},   {4, 67392, 262144},
-			{5, 329536, 57344}, {6, 386880, 32768},
-			{7, 419648, 4096},  {8, 423744, 65536},
-			{11, 489664, 8256}, {9, 489280, 10 * 24},
+	put(e, 304, 1216, 8);	    /* modules_off: after the list */
+	put(e, 312, 512, 4);	    /* module_slots */
+	put(e, 320, 395264, 8);	    /* modstr_off: ends at threads_off */
+	put(e, 328, 32768, 4);	    /* modstr_size */
+	put(e, 340, 0, 4);	    /* vdso_size: not copied yet */
+	put(e, 344, 387264, 8);	    /* vdso_off: after the PC table */
+	put(e, 360, 428032, 8);	    /* threads_off: 104.5 pages in */
+	put(e, 368, 1024, 4);	    /* thread_slots */
+	put(e, 384, 832, 8);	    /* regions_off: after the strings */
+	put(e, 392, 11, 4);	    /* region_count */
+	for (unsigned i = 0; i < 11; i++) { /* kind, version 1, off, size */
+		static const uint64_t reg[11][4] = {
+			{1, 512, 280, 0},      {2, 58560, 65536, 0},
+			{3, 124096, 1024, 0},  {4, 125120, 262144, 0},
+			{5, 1216, 57344, 0},   {6, 395264, 32768, 0},
+			{7, 387264, 4096, 0},  {8, 428032, 65536, 0},
+			{11, 526400, 8256, 0}, {14, 493568, 32800, 1},
+			{9, 832, 11 * 24, 0},
 		};
 
-		put(e, 489280 + 24 * i, reg[i][0], 4);
-		put(e, 489280 + 24 * i + 4, 1, 2);
-		put(e, 489280 + 24 * i + 8, reg[i][1], 8);
-		put(e, 489280 + 24 * i + 16, reg[i][2], 8);
+		put(e, 832 + 24 * i, reg[i][0], 4);
+		put(e, 832 + 24 * i + 4, 1, 2);
+		put(e, 832 + 24 * i + 6, reg[i][3], 2); /* REQUIRED */
+		put(e, 832 + 24 * i + 8, reg[i][1], 8);
+		put(e, 832 + 24 * i + 16, reg[i][2], 8);
 	}
-	/* the pause record after the list: its thread_slots, the rest zero */
-	put(e, 489664 + 44, 1024, 4);
+	/* the log (after the threads) and the pause record stay zero: a
+	 * process without samples or pauses never writes their pages */
 	memcpy(e + 512, exe, sizeof(exe));
 }
 
 static void
 layout_and_header_are_byte_exact(void)
 {
-	static uint8_t img[497920], want[497920];
+	static uint8_t img[536576], want[536576];
 	struct target t;
 	struct proc_info p;
 	struct layout l;
@@ -122,10 +128,18 @@ layout_and_header_are_byte_exact(void)
 	CHECK_EQ(l.exe_off, 512);
 	CHECK_EQ(l.note_area, 529);
 	CHECK_EQ(l.file_size, sizeof(img));
-	CHECK_EQ(l.vdso_off + l.vdso_size, l.threads_off);
-	CHECK_EQ(l.threads_off + 1024 * 64, l.regions_off);
-	CHECK_EQ(l.regions_off + 16 * 24, l.pause_off);
-	CHECK_EQ(l.pause_off + 64 + 1024 * 8, sizeof(img));
+	CHECK_EQ(l.modstr_off + 32768, l.threads_off);
+	CHECK_EQ(l.threads_off % 4096, 2048);
+	CHECK_EQ(l.threads_off + 1024 * 64, l.log_off);
+	CHECK_EQ(l.log_off + 32 + 4096 * 8, 526368);
+	CHECK_EQ(l.pause_off + 64 + 1024 * 8, 534656);
+	/* what every process writes: the header, the list and the first
+	 * module record; the last module path and the first thread record:
+	 * two pages; its first samples: the page of the aggregate */
+	CHECK_EQ((l.modules_off + 112) / 4096, 0);
+	CHECK_EQ((l.regions_off + 16 * 24) / 4096, 0);
+	CHECK_EQ((l.threads_off - 1) / 4096, (l.threads_off + 64) / 4096);
+	CHECK_EQ((l.log_off - 64) / 4096, (l.log_off + 32 + 8) / 4096);
 	writer_init(img, &l, &t, &p);
 	expected_image(want);
 	for (size_t i = 0; i < sizeof(img); i++)
@@ -152,7 +166,7 @@ layout_and_header_are_byte_exact(void)
 static void
 argv_is_kept_beside_the_header_and_bounded(void)
 {
-	static uint8_t img[497920 + 4096];
+	static uint8_t img[536576 + 4096];
 	static struct shim_argv a;
 	static char big[PROFRUN_ARGV_MAX + 100];
 	char *args[] = {"cc", "-c", "x.c", big, "never", NULL};
@@ -174,7 +188,8 @@ argv_is_kept_beside_the_header_and_bounded(void)
 		      writer_argv_size(&a));
 	CHECK_EQ(l.argv_off, 832);
 	CHECK_EQ(l.argv_size, 26);
-	CHECK_EQ(l.wraps_off, 896);
+	CHECK_EQ(l.regions_off, 896);
+	CHECK_EQ(l.modules_off, 1280);
 	CHECK(l.file_size <= sizeof(img));
 	writer_init(img, &l, &t, &p);
 	for (uint32_t i = 0; i < h->region_count; i++) {
