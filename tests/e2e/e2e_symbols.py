@@ -275,6 +275,29 @@ def plt_entries_named_by_their_functions(tmp):
 
 
 @case
+def debug_file_found_by_name_beside_binary(tmp):
+    """A stripped binary without .gnu_debuglink: libdwfl's search by path
+    (done by profrun itself when no debuginfod server is named) finds
+    NAME.debug beside it and in .debug/ under its directory, and passes
+    over one of another build there."""
+    exe = copy(wl("split-stripped"), os.path.join(tmp, "bin", "split-stripped"))
+    prof = record(tmp, exe)
+    expect(samples_of(report_json(prof), "hot_a") == 0, "names without a debug file")
+    for sub in ("", ".debug"):
+        where = os.path.join(tmp, "bin", sub, "split-stripped.debug")
+        copy(wl("split-nopie.debug"), where)
+        expect(samples_of(report_json(prof), "hot_a") == 0,
+               f"names from another build's {where}")
+        copy(wl("split.debug"), where)
+        rep = report_json(prof, "--lines")
+        a, b = samples_of(rep, "hot_a"), samples_of(rep, "hot_b")
+        check_share(a, a + b, 0.75, f"{where}: hot_a vs hot_b")
+        expect(any(l["function"] == "hot_a" and (l["file"] or "").endswith("split.c")
+                   for l in rep["lines"]), f"no source lines from {where}")
+        os.unlink(where)
+
+
+@case
 def debug_file_of_another_build_named(tmp):
     exe = copy(wl("split-debuglink"), os.path.join(tmp, "split-debuglink"))
     wrong = copy(wl("split-nopie.debug"), os.path.join(tmp, "split-debuglink.debug"))
