@@ -510,6 +510,11 @@ writer_finish(struct profrun_header *h, uint32_t state, int32_t exit_code)
 	__atomic_store_n(&h->state, state, __ATOMIC_RELEASE);
 }
 
+/* A range of file offsets, [lo, hi). */
+struct extent {
+	uint64_t lo, hi;
+};
+
 /* True when the PAGE bytes at P are all zero.  Pure, async-signal-safe. */
 static bool
 page_is_zero(const uint64_t *p, size_t page)
@@ -529,6 +534,114 @@ punch(char *base, size_t start, size_t end)
 }
 
 #define RELEASE_CHUNK 4096u /* pages looked at per mincore() */
+#define MAX_EXTENTS   16u
+
+/* Where the member H may hold what its process wrote, by what the
+ * counts in it say was written (the record counts, the log's claims, the
+ * stack area's offers); the tables the samples' addresses index, only
+ * once the log was full.  A page outside all of them was never written.
+ * Returns how many extents went to X.  Pure, async-signal-safe. */
+static size_t
+written_extents(const struct profrun_header *h, struct extent *x)
+{
+	const char *base = (const char *)h;
+	uint64_t size = h->file_size, path_lo = UINT64_MAX;
+	uint32_t mods = h->module_count < h->module_slots ? h->module_count
+							  : h->module_slots;
+	uint32_t threads = h->thread_count;
+	bool log_full = true; /* no log: every sample in the tables */
+	size_t n = 0;
+
+#define ADD(lo_, len_)                                                         \
+	do {                                                                   \
+		uint64_t lo = (lo_), len = (len_);                             \
+		if (len > 0 && lo < size && n < MAX_EXTENTS)                   \
+			x[n++] = (struct extent){                              \
+				lo, len < size - lo ? lo + len : size};        \
+	} while (0)
+
+	ADD(h->strings_off, h->strings_size);
+	ADD(h->regions_off,
+	    (uint64_t)h->region_count * sizeof(struct profrun_region));
+	ADD(h->modules_off, (uint64_t)mods * sizeof(struct profrun_module));
+	for (uint32_t i = 0; i < mods; i++) {
+		const struct profrun_module *m =
+			(const void *)(base + h->modules_off +
+				       (uint64_t)i * sizeof(*m));
+
+		if (m->path_off >= h->modstr_off && m->path_off < path_lo)
+			path_lo = m->path_off;
+	}
+	if (path_lo != UINT64_MAX)
+		ADD(path_lo, h->modstr_off + h->modstr_size - path_lo);
+	if (h->thread_slots > 0) {
+		if (threads > h->thread_slots)
+			threads = h->thread_slots;
+		ADD(h->threads_off,
+		    (uint64_t)threads * sizeof(struct profrun_thread));
+		ADD(h->threads_off + (uint64_t)(h->thread_slots - 1) *
+					     sizeof(struct profrun_thread),
+		    sizeof(struct profrun_thread));
+	}
+	if (h->vdso_size > 0)
+		ADD(h->vdso_off, h->vdso_size);
+	for (uint32_t i = 0; i < h->region_count && i < PROFRUN_REGION_SLOTS;
+	     i++) {
+		const struct profrun_region *r =
+			(const void *)(base + h->regions_off +
+				       (uint64_t)i * sizeof(*r));
+
+		if (r->kind == PROFRUN_REGION_ARGV) {
+			ADD(r->off, r->size);
+		} else if (r->kind == PROFRUN_REGION_LOG &&
+			   r->size >= sizeof(struct profrun_log)) {
+			const struct profrun_log *lg =
+				(const void *)(base + r->off);
+			uint64_t slots =
+				(r->size - sizeof(*lg)) / sizeof(uint64_t);
+			uint64_t used =
+				lg->claimed < slots ? lg->claimed : slots;
+
+			log_full = lg->claimed >= slots;
+			ADD(r->off, sizeof(*lg) + used * sizeof(uint64_t));
+		} else if (r->kind == PROFRUN_REGION_PAUSE &&
+			   r->size >= sizeof(struct profrun_pause)) {
+			const struct profrun_pause *ps =
+				(const void *)(base + r->off);
+
+			if (ps->thread_slots != 0)
+				ADD(r->off, r->size);
+		} else if (r->kind == PROFRUN_REGION_STACKS &&
+			   r->size >= sizeof(struct profrun_stacks)) {
+			const struct profrun_stacks *st =
+				(const void *)(base + r->off);
+			uint64_t used = st->offered < st->slot_count
+						? st->offered
+						: st->slot_count;
+
+			ADD(r->off, sizeof(*st) + used * st->slot_size);
+		}
+	}
+	if (log_full) {
+		ADD(h->wraps_off,
+		    (uint64_t)h->wrap_slots * sizeof(struct profrun_wrap));
+		ADD(h->hist_off, h->nbuckets * sizeof(uint16_t));
+		ADD(h->pcs_off,
+		    (uint64_t)h->pc_slots * sizeof(struct profrun_pc));
+	}
+#undef ADD
+	return n;
+}
+
+/* True when [OFF, OFF + PAGE) meets one of the N extents X. */
+static bool
+in_extents(const struct extent *x, size_t n, uint64_t off, size_t page)
+{
+	for (size_t i = 0; i < n; i++)
+		if (x[i].lo < off + page && off < x[i].hi)
+			return true;
+	return false;
+}
 
 /* Async-signal-safe (mincore, madvise). */
 void
@@ -538,11 +651,14 @@ writer_release(struct profrun_header *h)
 	 * without bringing in a page of the C library's code at exit */
 	size_t page = (size_t)getauxval(AT_PAGESZ), size = h->file_size;
 	unsigned char vec[RELEASE_CHUNK];
+	struct extent x[MAX_EXTENTS];
+	size_t nx;
 	char *base = (char *)h;
 	size_t run = 0; /* start of the run of zero pages, 0 = none */
 
 	if (page == 0 || page % sizeof(uint64_t) != 0)
 		return;
+	nx = written_extents(h, x);
 	/* the header's page stays (a partial last page too; the layout
 	 * rounds the file to whole pages) */
 	for (size_t off = page; off + page <= size;) {
@@ -553,12 +669,17 @@ writer_release(struct profrun_header *h)
 		if (mincore(base + off, n * page, vec) < 0)
 			return;
 		for (size_t i = 0; i < n; i++, off += page) {
-			/* a page never brought in holds the zeros fallocate
-			 * or the written zeros gave it */
-			bool zero = !(vec[i] & 1) ||
-				    page_is_zero((const uint64_t *)(base + off),
-						 page);
+			/* a page not in memory holds the zeros fallocate or
+			 * the written zeros gave it, unless the process
+			 * wrote it and it was written out and dropped (or
+			 * swapped out) since: one where the counts say
+			 * something was written is read back to be sure */
+			bool zero =
+				!(vec[i] & 1) && !in_extents(x, nx, off, page);
 
+			if (!zero)
+				zero = page_is_zero(
+					(const uint64_t *)(base + off), page);
 			if (zero && run == 0)
 				run = off;
 			else if (!zero && run != 0) {

@@ -3,7 +3,8 @@
  * The member file writer: for fixed inputs the initialized file is
  * byte-for-byte the documented layout; a run directory that is a symlink is
  * refused with its target untouched; an existing member (or a symlink in
- * its place) is never overwritten; no descriptor stays open.
+ * its place) is never overwritten; no descriptor stays open; the release
+ * at the end keeps a written page the kernel wrote out and dropped.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -307,6 +308,72 @@ members_never_overwrite(void)
 	close(dfd);
 }
 
+/* A page the process wrote that the kernel then wrote out and dropped
+ * (memory pressure) reads as not in memory to mincore: the release at the
+ * end must read it back, not take it for one never written, and give
+ * back only the pages the counts say were never written. */
+static void
+written_pages_dropped_from_memory_are_kept(void)
+{
+	static struct target t;
+	struct proc_info p = {77, 1, 0, 0, 100, NULL};
+	char dir[PATH_MAX], path[PATH_MAX + 80], name[64];
+	struct profrun_header *h;
+	struct profrun_log *lg;
+	struct layout l;
+	struct stat before, after;
+	unsigned char in = 1;
+	uint64_t key = 0, want = 0x401000u | 1ull << PROFRUN_PC_BITS;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), at;
+	void *m;
+	int dfd, fd;
+
+	memset(&t, 0, sizeof(t));
+	t.text_start = 0x1000;
+	t.text_end = 0x1400;
+	t.nbuckets = 512;
+	t.bucket_size = 2;
+	t.scale = 65536;
+	strcpy(t.exe, exe);
+	writer_layout(&l, strlen(exe), t.nbuckets, 0, 0, 0);
+	snprintf(dir, sizeof(dir), "%s/run", base);
+	dfd = writer_open_dir(dir);
+	CHECK(dfd >= 0);
+	CHECK_EQ(writer_create_member(dfd, 77, l.file_size, &m, name), 0);
+	close(dfd);
+	h = m;
+	writer_init(m, &l, &t, &p);
+	lg = (struct profrun_log *)((char *)m + l.log_off);
+	/* the 600th sample's key, in the log's second page, which the
+	 * release reads nothing else from */
+	lg->claimed = 600;
+	((uint64_t *)(lg + 1))[599] = want;
+	/* written out, dropped from the mapping and from the page cache */
+	at = (l.log_off + sizeof(*lg) + 599 * 8) & ~(page - 1);
+	CHECK(msync((char *)m + at, page, MS_SYNC) == 0);
+	CHECK(madvise((char *)m + at, page, MADV_DONTNEED) == 0);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY);
+	CHECK(fd >= 0);
+	posix_fadvise(fd, (off_t)at, (off_t)page, POSIX_FADV_DONTNEED);
+	CHECK(mincore((char *)m + at, page, &in) == 0);
+	if (in & 1)
+		fprintf(stderr, "# the file system kept the page in memory: "
+				"the release sees it resident\n");
+	CHECK(fstat(fd, &before) == 0);
+	writer_release(h);
+	CHECK(fstat(fd, &after) == 0);
+	CHECK(pread(fd, &key, sizeof(key),
+		    (off_t)(l.log_off + sizeof(*lg) + 599 * 8)) == sizeof(key));
+	CHECK_EQ(key, want);
+	/* what no count says was written is given back: the header's page
+	 * and the log's two pages stay */
+	CHECK(after.st_blocks * 512 <= 4 * (off_t)page);
+	CHECK(after.st_blocks < before.st_blocks);
+	close(fd);
+	munmap(m, l.file_size);
+}
+
 static void
 relative_paths_become_absolute(void)
 {
@@ -335,6 +402,7 @@ main(void)
 	umask(022);
 	run_directory_is_created_and_symlink_refused();
 	members_never_overwrite();
+	written_pages_dropped_from_memory_are_kept();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
 	if (system(cmd) != 0)
 		fprintf(stderr, "could not remove %s\n", base);
