@@ -374,9 +374,11 @@ module_walked(struct symbolizer *sz, const struct sym_object *o)
 
 	if (m && m->walks > 0 && --m->walks == 0 && !m->refused) {
 		module_close(m);
+#ifdef __GLIBC__
 		/* the heap's free pages back too: the next module's peak
 		 * does not stand on this one's */
 		malloc_trim(0);
+#endif
 	}
 }
 
