@@ -46,6 +46,8 @@ module_close(struct module *m)
 	symtab_fini(&m->syms);
 	src_cache_fini(&m->src);
 	m->src.warned = warned; /* its DWARF is warned about once */
+	eh_frame_view_close(&m->eh);
+	m->eh_tried = false;
 	code_bytes_fini(&m->code);
 	strmap_fini(&m->shown, free);
 	if (m->dwfl)
@@ -411,6 +413,27 @@ symbolizer_free(struct symbolizer *sz)
 	free(sz);
 }
 
+/* M's frame descriptions: libdwfl's, or a view of them libdw searches
+ * by their table when it would not (symbols/eh-frame.c). */
+static Dwarf_CFI *
+module_cfi(struct module *m, Dwarf_Addr *bias)
+{
+	Dwarf_Addr ebias;
+	Elf *elf;
+
+	if (!m->eh_tried) {
+		m->eh_tried = true;
+		elf = dwfl_module_getelf(m->mod, &ebias);
+		if (elf)
+			eh_frame_view_open(&m->eh, elf, m->code.fd);
+	}
+	if (m->eh.cfi) {
+		*bias = m->bias; /* the view is at link-time addresses */
+		return m->eh.cfi;
+	}
+	return dwfl_module_eh_cfi(m->mod, bias);
+}
+
 bool
 module_code_extent(struct module *m, uint64_t addr, uint64_t *lo, uint64_t *hi)
 {
@@ -421,7 +444,7 @@ module_code_extent(struct module *m, uint64_t addr, uint64_t *lo, uint64_t *hi)
 
 	if (m->mod == NULL)
 		return false;
-	cfi = dwfl_module_eh_cfi(m->mod, &cbias);
+	cfi = module_cfi(m, &cbias);
 	if (cfi == NULL || addr + m->bias < cbias)
 		return false;
 	if (dwarf_cfi_addrframe(cfi, addr + m->bias - cbias, &frame) != 0)

@@ -7,6 +7,7 @@
 #include <elfutils/libdwfl.h>
 #include <stdbool.h>
 
+#include "eh-frame.h"
 #include "source.h"
 #include "strmap.h"
 #include "symbolize.h"
@@ -22,15 +23,18 @@ struct module {
 	Dwfl_Module *mod; /* NULL: reported by address only */
 	Dwarf_Addr bias;
 	struct symtab syms;
-	bool refused;		/* build-id mismatch without --force */
-	bool library;		/* a mismatch costs only its names */
-	struct src_cache src;	/* lines and inlined functions, by address */
-	struct code_bytes code; /* its code, for system-call sites */
-	struct strmap shown;	/* raw name -> shown name */
-	bool demangle;		/* shown names are demangled */
-	char *unknown_name;	/* "[module]": code in no symbol */
-	bool loaded;		/* opened (and warned about) */
-	unsigned walks;		/* planned walks to come (symbolizer_plan) */
+	bool refused;		 /* build-id mismatch without --force */
+	bool library;		 /* a mismatch costs only its names */
+	struct src_cache src;	 /* lines and inlined functions, by address */
+	struct code_bytes code;	 /* its code, for system-call sites */
+	struct strmap shown;	 /* raw name -> shown name */
+	bool demangle;		 /* shown names are demangled */
+	char *unknown_name;	 /* "[module]": code in no symbol */
+	struct eh_frame_view eh; /* its frame descriptions, when libdw's
+				  * would be searched one by one */
+	bool eh_tried;		 /* eh looked at */
+	bool loaded;		 /* opened (and warned about) */
+	unsigned walks;		 /* planned walks to come (symbolizer_plan) */
 };
 
 struct symbolizer {
