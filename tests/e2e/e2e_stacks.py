@@ -208,10 +208,15 @@ def deep_recursion_is_truncated_and_counted(tmp):
     expect(text.returncode == 0, f"report: {text.stderr.strip()}")
     expect("--stack-size" in text.stdout + text.stderr,
            f"the report names --stack-size for cut-short stacks: {text.stdout[:800]!r}")
-    for frames, _ in folded(out):
-        # the loop at the bottom runs leaf() and reads the CPU clock
-        expect(frames[-1] == "leaf" or "clock_gettime" in frames[-1],
-               f"a truncated stack keeps its leaf: {frames[-3:]}")
+    # the loop at the bottom runs leaf() and reads the CPU clock; a few
+    # samples land elsewhere (start-up, the recursion on its way down)
+    stacks = folded(out)
+    kept = sum(n for frames, n in stacks
+               if frames[-1] == "leaf" or "clock_gettime" in frames[-1])
+    total = sum(n for _, n in stacks)
+    expect(total > 0 and kept >= 0.9 * total,
+           f"truncated stacks keep their leaf: {kept} of {total}: "
+           f"{[f[-3:] for f, _ in stacks[:5]]}")
     (out, rep) = recorded(["deep"], 100, tmp, "deep64.prof",
                           extra=("--stack-size", "65536"))
     reached_start(rep, 0.9, "1000-deep recursion with --stack-size 65536")
