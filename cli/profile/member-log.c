@@ -147,18 +147,16 @@ profile_parse_log(const uint8_t *buf, size_t avail, struct profile *p,
 	struct profrun_region e;
 	struct profrun_log head;
 	uint64_t slots = 0;
+	bool later;
 
 	if (!profile_find_region(buf, h, PROFRUN_REGION_LOG, &e))
 		return 0;
-	if (e.size < sizeof(struct profrun_log) ||
-	    e.size > sizeof(struct profrun_log) + 8ull * PROFILE_MAX_LOG_SLOTS)
-		return profile_fail(err, errlen, "sample log of %llu bytes",
-				    (unsigned long long)e.size);
-	if (e.off + e.size > avail) {
-		p->log_off = e.off; /* after what was read: later */
-		p->log_size = e.size;
-		return 0;
-	}
+	if (profile_region_later(&e, sizeof(head), PROFILE_MAX_LOG_SLOTS, avail,
+				 "sample log", &p->log_off, &p->log_size,
+				 &later, err, errlen))
+		return -1;
+	if (later)
+		return 0; /* read later, from the file */
 	memcpy(&head, buf + e.off, sizeof(head));
 	if (log_slots(&head, e.size, &slots, err, errlen))
 		return -1;

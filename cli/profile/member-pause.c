@@ -61,19 +61,17 @@ profile_parse_pause(const uint8_t *buf, size_t avail, struct profile *p,
 {
 	const struct profrun_header *h = &p->hdr;
 	struct profrun_region e;
+	bool later;
 
 	if (!profile_find_region(buf, h, PROFRUN_REGION_PAUSE, &e) ||
 	    e.version != 1)
 		return 0; /* never paused, or a layout of a newer writer */
-	if (e.size < sizeof(p->pause) ||
-	    e.size > sizeof(p->pause) + 8ull * PROFILE_MAX_PAUSE_SLOTS)
-		return profile_fail(err, errlen, "pause record of %llu bytes",
-				    (unsigned long long)e.size);
-	if (e.off + e.size > avail) {
-		p->pause_off = e.off; /* after what was read: later */
-		p->pause_size = e.size;
-		return 0;
-	}
+	if (profile_region_later(&e, sizeof(p->pause), PROFILE_MAX_PAUSE_SLOTS,
+				 avail, "pause record", &p->pause_off,
+				 &p->pause_size, &later, err, errlen))
+		return -1;
+	if (later)
+		return 0; /* read later, from the file */
 	return parse_record(buf + e.off, e.size, p, err, errlen);
 }
 

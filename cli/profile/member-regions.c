@@ -154,3 +154,21 @@ profile_find_region(const uint8_t *buf, const struct profrun_header *h,
 	}
 	return false;
 }
+
+int
+profile_region_later(const struct profrun_region *e, size_t head,
+		     uint64_t max_entries, size_t avail, const char *what,
+		     uint64_t *off, uint64_t *size, bool *later, char *err,
+		     size_t errlen)
+{
+	*later = false;
+	if (e->size < head || e->size > head + 8ull * max_entries)
+		return profile_fail(err, errlen, "%s of %llu bytes", what,
+				    (unsigned long long)e->size);
+	if (e->off + e->size <= avail)
+		return 0;
+	*off = e->off; /* after what was read: later */
+	*size = e->size;
+	*later = true;
+	return 0;
+}

@@ -138,7 +138,7 @@ struct profile {
 	uint64_t thread_paused_ns;	/* of thread_cpu_ns, while paused */
 	uint64_t pause_off, pause_size; /* its region, while still to be read
 					 * from the file (profile_pause_load) */
-	uint64_t log_off, log_size; /* the sample log's region, while still
+	uint64_t log_off, log_size;	/* the sample log's region, while still
 				     * to be read (profile_log_load) */
 
 	/* the command line (none in files of earlier writers and merged
@@ -215,6 +215,16 @@ bool profile_find_region(const uint8_t *buf, const struct profrun_header *h,
  * (member-argv.c) */
 int profile_parse_argv(const uint8_t *buf, size_t avail, struct profile *p,
 		       char *err, size_t errlen);
+
+/* Check the size of region entry E, a head of HEAD bytes and at most
+ * MAX_ENTRIES u64 after it (WHAT names it in the error).  *LATER: it lies
+ * after the AVAIL bytes in memory, to be read from the file later (*OFF
+ * and *SIZE set).  Returns 0, or -1 with a reason in ERR.
+ * (member-regions.c) */
+int profile_region_later(const struct profrun_region *e, size_t head,
+			 uint64_t max_entries, size_t avail, const char *what,
+			 uint64_t *off, uint64_t *size, bool *later, char *err,
+			 size_t errlen);
 
 /* The extent of the region list, like the above (member-regions.c). */
 size_t profile_region_list_regions(const struct profrun_header *h,
