@@ -599,9 +599,14 @@ shim_exec_begin(void)
 	pause_finish();
 	writer_finish(g.hdr, PROFRUN_STATE_EXECED, -1);
 	/* the image ends here unless the exec fails: keep only what it
-	 * wrote, as at exit (shim_exec_failed reserves the rest again) */
-	writer_release(g.hdr);
-	g.released = true;
+	 * wrote, as at exit (shim_exec_failed reserves the rest again).
+	 * Not with other threads alive: one of them could store into a
+	 * page given back (a module record at a dlopen, the record of a
+	 * thread it starts) before a failed exec reserves it again, and
+	 * meet SIGBUS on a full disk. */
+	g.released = threads_alone();
+	if (g.released)
+		writer_release(g.hdr);
 	return true;
 }
 
@@ -613,8 +618,7 @@ shim_exec_failed(bool began)
 
 	if (!began)
 		return;
-	g.released = false;
-	if (writer_reserve(g.dir, g.name, g.hdr->file_size) < 0) {
+	if (g.released && writer_reserve(g.dir, g.name, g.hdr->file_size) < 0) {
 		/* the blocks given back cannot be had again (a full disk): a
 		 * store into them would raise SIGBUS.  Profiling ends here,
 		 * with the member as it was at the exec, and the process
@@ -624,10 +628,12 @@ shim_exec_failed(bool began)
 			g.hdr, g.layout.note_area,
 			"profiling stopped after a failed exec: no disk space to go on");
 		writer_detach(g.hdr);
+		g.released = false;
 		g.state = SHIM_OFF;
 		errno = saved;
 		return;
 	}
+	g.released = false;
 	g.hdr->end_ns = 0;
 	g.hdr->cpu_user_ns = 0;
 	g.hdr->cpu_sys_ns = 0;

@@ -394,6 +394,10 @@ uint64_t threads_keep(uint64_t n);
 /* In the handler: N samples of the calling thread.  Async-signal-safe. */
 void threads_count_samples(uint64_t n);
 
+/* True when no thread but the caller is known to be alive (threads the
+ * shim saw start).  Async-signal-safe. */
+bool threads_alone(void);
+
 /* At the end of the image: the CPU time of every live thread, and (NAMES)
  * their names from /proc.  Async-signal-safe (system calls only). */
 void threads_finish(bool names);

@@ -494,6 +494,22 @@ read_task_name(struct profrun_thread *r)
 	memcpy(r->name, name, (size_t)n + 1);
 }
 
+/* Async-signal-safe. */
+bool
+threads_alone(void)
+{
+	unsigned high = __atomic_load_n(&reg_high, __ATOMIC_ACQUIRE);
+	int self = t_reg != NULL ? t_reg->tid : 0;
+
+	for (unsigned i = 0; registry != NULL && i < high; i++) {
+		int tid = __atomic_load_n(&registry[i].tid, __ATOMIC_ACQUIRE);
+
+		if (tid != 0 && tid != self)
+			return false;
+	}
+	return true;
+}
+
 /* Async-signal-safe (system calls only). */
 void
 threads_finish(bool names)
