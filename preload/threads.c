@@ -180,6 +180,19 @@ arm_entry(struct reg *e, int tid)
 		disarm_entry(e);
 }
 
+/* The aggregate record, the last slot, written when first needed (its
+ * page is given back at the end when no thread needed it); racing
+ * callers store the same values.  Async-signal-safe. */
+static struct profrun_thread *
+aggregate(void)
+{
+	struct profrun_thread *a = &recs[hdr->thread_slots - 1];
+
+	a->flags = PROFRUN_THREAD_AGGREGATE;
+	__atomic_store_n(&a->tid, -1, __ATOMIC_RELEASE);
+	return a;
+}
+
 /* A record for thread TID: a slot of its own, or the aggregate.
  * Async-signal-safe. */
 static struct profrun_thread *
@@ -189,14 +202,8 @@ claim_record(int tid, uint32_t flags)
 	struct profrun_thread *r;
 
 	n = __atomic_fetch_add(&hdr->thread_count, 1, __ATOMIC_RELAXED);
-	if (n >= own) {
-		/* the aggregate, written once it is needed (its page is
-		 * given back at the end when no thread needed it); racing
-		 * callers store the same values */
-		recs[own].flags = PROFRUN_THREAD_AGGREGATE;
-		__atomic_store_n(&recs[own].tid, -1, __ATOMIC_RELEASE);
-		return &recs[own];
-	}
+	if (n >= own)
+		return aggregate();
 	r = &recs[n];
 	r->flags = flags;
 	r->cpu_start_ns = clock_ns(thread_clock(tid));
@@ -538,9 +545,6 @@ threads_finish(bool names)
 		if (names)
 			read_task_name(r);
 	}
-	if (live_other != 0) {
-		recs[hdr->thread_slots - 1].flags = PROFRUN_THREAD_AGGREGATE;
-		recs[hdr->thread_slots - 1].tid = -1;
-		recs[hdr->thread_slots - 1].cpu_live_ns = live_other;
-	}
+	if (live_other != 0)
+		aggregate()->cpu_live_ns = live_other;
 }

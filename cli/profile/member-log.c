@@ -16,14 +16,6 @@
 #define PROFILE_MAX_LOG_SLOTS (1u << 24)
 
 static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-static int
 cmp_sample(const void *a, const void *b)
 {
 	const struct profile_sample *x = a, *y = b;
@@ -31,35 +23,27 @@ cmp_sample(const void *a, const void *b)
 	return (x->addr > y->addr) - (x->addr < y->addr);
 }
 
-/* Add the N bucket indices IDX (sorted) to P's samples, which stay sorted
- * by address with one entry per bucket. */
+/* Add one sample at each of the N bucket indices IDX to P's samples,
+ * which stay sorted by address with one entry per bucket. */
 static int
 add_buckets(struct profile *p, const uint64_t *idx, size_t n, char *err,
 	    size_t errlen)
 {
 	struct profile_sample *s;
-	size_t runs = 0, out = 0;
+	size_t out = 0;
 
-	for (size_t i = 0; i < n; i++)
-		runs += i == 0 || idx[i] != idx[i - 1];
-	if (runs == 0)
+	if (n == 0)
 		return 0;
-	s = realloc(p->samples, (p->nsamples + runs) * sizeof(*s));
+	s = realloc(p->samples, (p->nsamples + n) * sizeof(*s));
 	if (!s)
 		return profile_fail(err, errlen, "out of memory");
 	p->samples = s;
 	for (size_t i = 0; i < n; i++) {
-		if (i > 0 && idx[i] == idx[i - 1]) {
-			s[p->nsamples + out - 1].count++;
-			continue;
-		}
-		s[p->nsamples + out].addr =
-			profrun_bucket_addr(&p->hdr, idx[i]);
-		s[p->nsamples + out++].count = 1;
+		s[p->nsamples + i].addr = profrun_bucket_addr(&p->hdr, idx[i]);
+		s[p->nsamples + i].count = 1;
 	}
-	p->nsamples += out;
+	p->nsamples += n;
 	qsort(s, p->nsamples, sizeof(*s), cmp_sample);
-	out = 0;
 	for (size_t i = 0; i < p->nsamples; i++) {
 		if (out > 0 && s[out - 1].addr == s[i].addr)
 			s[out - 1].count += s[i].count;
@@ -130,7 +114,6 @@ apply_log(const uint8_t *rec, uint64_t n, struct profile *p, char *err,
 		else
 			out[outside++] = key;
 	}
-	qsort(keys, inside, sizeof(*keys), cmp_u64);
 	ret = add_buckets(p, keys, inside, err, errlen) ||
 	      profile_add_outside(p, out, outside, err, errlen);
 	free(keys);

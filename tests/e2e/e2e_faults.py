@@ -149,30 +149,6 @@ def second_run_into_the_same_profile_is_refused(tmp):
 
 
 @case
-def ended_processes_keep_only_what_they_hold(tmp):
-    n = 300
-    out = os.path.join(tmp, "many.prof")
-    cp = run([PROFRUN, "-q", "-o", out, "--", "sh", "-c",
-              f"i=0; while [ $i -lt {n} ]; do /bin/true; i=$((i+1)); done"], timeout=240)
-    expect(cp.returncode == 0, f"exit {cp.returncode}: {cp.stderr!r}")
-    members = [os.path.join(out, m) for m in os.listdir(out)]
-    trues = []
-    for m in members:
-        with open(m, "rb") as f:
-            exe_head = f.read(4096)
-        if b"/true\0" in exe_head:
-            trues.append(m)
-    expect(len(trues) == n, f"{len(trues)} members of /bin/true, expected {n}")
-    # st_blocks counts 512-byte blocks actually allocated
-    used = [os.stat(m).st_blocks * 512 for m in trues]
-    size = os.path.getsize(trues[0])
-    expect(max(used) <= 12 * 1024 < size,
-           f"an ended process without samples keeps {max(used)} of its {size} bytes")
-    rep = report_json(out)
-    expect(rep["complete"] and len(rep["processes"]) >= n, "processes recorded")
-
-
-@case
 def fifos_named_by_a_profile_never_hang_the_cli(tmp):
     # a profile whose executable is a FIFO, and sources that are FIFOs:
     # open() would wait for a writer for ever
