@@ -5,7 +5,8 @@
 usage: make-corpus.py SPLIT_BINARY REAL_MEMBER...
 
 REAL_MEMBER are member files of real runs (the shim's own output); they
-are copied as they are.  Small members crafted with tests/e2e/mkprofile.py
+are copied as they are.  The members that claim far more than they hold
+(read by the profile harness as sparse files) go to regressions/profile.  Small members crafted with tests/e2e/mkprofile.py
 (a 4-slot wrap table, a short text range, a 16-bit wrap, a note) join them,
 since a fuzzer mutates a 1 KiB input far faster than a 66 KiB one.  The
 merge corpus is an option byte followed by several members.
@@ -47,6 +48,50 @@ def with_log(member, keys):
     return bytes(buf)
 
 
+def with_region(member, kind, body, claimed=None):
+    """MEMBER with a region list after it naming one region of KIND (layout
+    version 1) holding BODY; with CLAIMED, the region and the file claim
+    that many bytes for it, BODY only at its start (the harness reads such
+    an input as a sparse file of the size claimed)."""
+    buf = bytearray(member)
+    regions_off = len(buf)
+    off = regions_off + 2 * 24
+    size = claimed if claimed else len(body)
+    buf += struct.pack("<IHHQQ", kind, 1, 0, off, size)
+    buf += struct.pack("<IHHQQ", 9, 1, 0, regions_off, 2 * 24)
+    buf += body
+    struct.pack_into("<Q", buf, 16, max(len(buf), off + size))  # file_size
+    struct.pack_into("<QI", buf, 384, regions_off, 2)  # regions_off, count
+    return bytes(buf)
+
+
+def stack_area(slot_size, slots, offered, stack=b"\x11" * 64):
+    """A stack area head (x86-64, 17 registers) and SLOTS slots of one
+    committed stack each (of at most SLOT_SIZE bytes)."""
+    head = struct.pack("<6I3Q16x", slot_size, slots, 64, 62, 17, 0,
+                       offered, 0, 0)
+    slot = struct.pack("<IiIIIIQQ17Q24x", 1, 100, len(stack), 0, 1, 0, 0,
+                       0x7ffc0000, *([0x1010] * 17)) + stack
+    slot += bytes(max(0, min(slot_size, 4096) - len(slot)))
+    return head + slot * slots
+
+
+def claiming(base):
+    """Members that claim far more than they hold (in holes): a 4 GiB stack
+    slot, a sample log of 2^24 slots, 512 MiB of unwound stacks."""
+    log = struct.pack("<IIQ16x", 1 << 24, 0, 1 << 24) + struct.pack("<Q", 0x1010 | 1 << 48)
+    frames = struct.pack("<IIQQ24x", 1, 64, 1, 1) + struct.pack("<IHH", 1, 1, 0) + struct.pack("<Q", 0x1010)
+    return {
+        "stack-slot-of-4GiB-in-a-sparse-member":
+            with_region(base, 10, stack_area(0xFFFFFFC0, 1, 1),
+                        64 + 0xFFFFFFC0),
+        "sample-log-of-16M-slots-in-a-sparse-member":
+            with_region(base, 14, log, 32 + 8 * (1 << 24)),
+        "unwound-stacks-of-512MiB-in-a-sparse-member":
+            with_region(base, 12, frames, 512 << 20),
+    }
+
+
 def main():
     split, real = sys.argv[1], sys.argv[2:]
     mkprofile.WRAP_SLOTS = 4
@@ -59,6 +104,8 @@ def main():
         "small-bucket8": crafted(split, bucket_size=8, pid=102,
                                  sample=["0x1008=5"]),
     }
+    small["small-stacks"] = with_region(small["small-exited"], 10,
+                                        stack_area(320, 2, 2))
     small["small-log"] = with_log(small["small-exited"],
                                   [0x1010 | 1 << 48, 0x1012 | 1 << 48,
                                    0x7f0000001000 | 1 << 48, 0x1010 | 1 << 48])
@@ -71,6 +118,9 @@ def main():
     prof.update(small)
     for name, data in prof.items():
         with open(os.path.join(out, "profile", name), "wb") as f:
+            f.write(data)
+    for name, data in claiming(small["small-exited"]).items():
+        with open(os.path.join(HERE, "regressions", "profile", name), "wb") as f:
             f.write(data)
     merges = {
         "small-three": b"\x00" + small["small-exited"] + small["small-wrap"]

@@ -38,7 +38,8 @@
  * at addresses the samples choose, are touched only once the log is full.
  *
  * exe_off and note_off are absolute file offsets into the string area (so 0
- * can mean "no note").  Files are created O_EXCL|O_NOFOLLOW, mode 0644,
+ * can mean "no note").  Files are created O_EXCL|O_NOFOLLOW, mode 0600
+ * (in a directory made 0700: a profile holds the program's memory),
  * mapped MAP_SHARED and their descriptor closed at once.
  */
 #define _GNU_SOURCE
@@ -310,7 +311,7 @@ writer_open_dir(const char *dir)
 	/* opened first: a fork child in a seccomp sandbox needs no mkdir */
 	if (fd >= 0 || errno != ENOENT)
 		return fd < 0 ? -errno : fd;
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 		return -errno;
 	fd = open(dir, flags);
 	return fd < 0 ? -errno : fd;
@@ -382,7 +383,7 @@ writer_create_member(int dfd, pid_t pid, uint64_t size, void **base, char *name)
 		profrun_member_name(buf, (uint64_t)pid, n);
 		fd = openat(dfd, buf,
 			    O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			    0644);
+			    0600);
 		if (fd < 0 && errno != EEXIST)
 			return -errno;
 	}

@@ -169,7 +169,7 @@ diff_run(const char *base, const char *new, const struct diff_opts *opts,
 {
 	struct diff d = {.opts = opts};
 	struct cli_output o = {.f = stdout};
-	int ret = DIFF_ERROR;
+	int ret = DIFF_ERROR, c = 0;
 	bool written;
 
 	if (diff_side_load(&d.base, base, opts) ||
@@ -179,13 +179,16 @@ diff_run(const char *base, const char *new, const struct diff_opts *opts,
 		cli_error("diff: out of memory");
 		goto done;
 	}
-	if (output && cli_output_open(&o, output) < 0) {
-		cli_error("diff: %s: %s", output, strerror(errno));
+	if (output && (c = cli_output_open(&o, output)) < 0) {
+		if (c == -1)
+			cli_error("diff: %s: %s", output, strerror(errno));
 		goto done;
 	}
 	written = diff_write(&d, o.f) == 0;
-	if (output && cli_output_close(&o, written) < 0)
+	if (output && (c = cli_output_close(&o, written)) < 0)
 		written = false;
+	if (!written && c == -2)
+		goto done; /* an input: said */
 	if (!written) {
 		cli_error("diff: %s: cannot write", output ? output : "stdout");
 		goto done;

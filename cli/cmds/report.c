@@ -25,7 +25,8 @@ static const char report_usage_head[] =
 	"Options:\n"
 	"  --format FMT        output format (default: text):\n";
 static const char report_usage_tail[] =
-	"  -o, --output FILE   write to FILE instead of stdout\n"
+	"  -o, --output FILE   write to FILE instead of stdout (never one of the\n"
+	"                      inputs)\n"
 	"  --top N             show only the N hottest functions (and lines); 'all'\n"
 	"                      shows every one (the default)\n"
 	"  --lines             also the profile by source line (file:line),\n"
@@ -215,19 +216,22 @@ static int
 report_to_file(char *const *paths, size_t n, const struct report_opts *opts)
 {
 	struct cli_output o;
-	int ret;
+	int ret, c;
 
 	if (!report_output)
 		return report_paths(paths, n, opts, stdout);
-	if (cli_output_open(&o, report_output) < 0) {
-		cli_error("%s: %s", report_output, strerror(errno));
+	c = cli_output_open(&o, report_output);
+	if (c < 0) {
+		if (c == -1)
+			cli_error("%s: %s", report_output, strerror(errno));
 		return EXIT_FAIL;
 	}
 	ret = report_paths(paths, n, opts, o.f);
 	/* a partial report is a report: written, and its status says so */
-	if (cli_output_close(&o, ret == EXIT_OK || ret == EXIT_PARTIAL) < 0 &&
-	    (ret == EXIT_OK || ret == EXIT_PARTIAL)) {
-		cli_error("%s: %s", report_output, strerror(errno));
+	c = cli_output_close(&o, ret == EXIT_OK || ret == EXIT_PARTIAL);
+	if (c < 0 && (ret == EXIT_OK || ret == EXIT_PARTIAL)) {
+		if (c == -1)
+			cli_error("%s: %s", report_output, strerror(errno));
 		ret = EXIT_FAIL;
 	}
 	return ret;

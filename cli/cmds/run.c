@@ -60,7 +60,8 @@ static const char run_usage[] =
 	"Options:\n"
 	"  -o, --output PATH   write the run's profile to PATH, a directory with one\n"
 	"                      file per process (default: ./PROGRAM.prof); an earlier\n"
-	"                      profile at PATH is replaced\n"
+	"                      profile at PATH is replaced; made mode 0700, its\n"
+	"                      files 0600 (they hold the program's memory with -g)\n"
 	"  -q, --quiet         record only; print no report\n"
 	"  -F, --freq HZ       sampling rate in Hz (default 100; the kernel's tick,\n"
 	"                      often 250 Hz, caps what is achieved)\n"
@@ -287,7 +288,7 @@ same_directory(const char *output, const char *abs)
  * run (the descriptor stays open, close-on-exec), so that a second run
  * with the same -o never empties or mixes into this one's profile. */
 static int
-lock_output(const char *path)
+lock_output(const char *path, int *out)
 {
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
@@ -295,8 +296,10 @@ lock_output(const char *path)
 		cli_error("%s: %s", path, strerror(errno));
 		return -1;
 	}
-	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-		return 0; /* kept open until profrun exits */
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+		*out = fd; /* kept open until profrun exits */
+		return 0;
+	}
 	if (errno == EWOULDBLOCK)
 		cli_error(
 			"%s: another profrun run is writing this profile; choose another path with -o",
@@ -307,10 +310,28 @@ lock_output(const char *path)
 	return -1;
 }
 
+/* A profile holds the program's memory (-g), its command line and paths:
+ * the run directory DFD is its owner's alone, whatever it was before
+ * (only once it is known to hold nothing but members). */
+static int
+make_private(const char *output, int dfd)
+{
+	struct stat st;
+
+	if (fstat(dfd, &st) == 0 && (st.st_mode & 07777) == 0700)
+		return 0;
+	if (fchmod(dfd, 0700) == 0)
+		return 0;
+	cli_error("%s: cannot make it private (mode 0700): %s", output,
+		  strerror(errno));
+	return -1;
+}
+
 static int
 prepare_output(const char *output, char *abs, size_t abssz)
 {
 	struct stat st;
+	int dfd = -1;
 
 	if (lstat(output, &st) == 0) {
 		if (S_ISLNK(st.st_mode)) {
@@ -327,13 +348,15 @@ prepare_output(const char *output, char *abs, size_t abssz)
 		}
 		/* an earlier run's profile is replaced, nothing else, and
 		 * never one a run still going writes */
-		if (lock_output(output) ||
-		    run_dir_empty(output, false, "choose another path with -o"))
+		if (lock_output(output, &dfd) ||
+		    run_dir_empty(output, false,
+				  "choose another path with -o") ||
+		    make_private(output, dfd))
 			return -1;
-	} else if (errno != ENOENT || mkdir(output, 0755) != 0) {
+	} else if (errno != ENOENT || mkdir(output, 0700) != 0) {
 		cli_error("%s: cannot create: %s", output, strerror(errno));
 		return -1;
-	} else if (lock_output(output)) {
+	} else if (lock_output(output, &dfd) || make_private(output, dfd)) {
 		return -1;
 	}
 	if (!realpath(output, abs)) {

@@ -12,8 +12,9 @@
 
 #include "profile.h"
 
-/* Far above PROFRUN_LOG_SLOTS. */
-#define PROFILE_MAX_LOG_SLOTS (1u << 24)
+/* 16 times PROFRUN_LOG_SLOTS: a log's keys take at most 512 KiB, and the
+ * reader twice that (docs/format.md, Limits of the reader). */
+#define PROFILE_MAX_LOG_SLOTS (1u << 16)
 
 static int
 cmp_sample(const void *a, const void *b)

@@ -173,8 +173,12 @@ profile_region_later(const struct profrun_region *e, size_t head,
 {
 	*later = false;
 	if (e->size < head || e->size > head + 8ull * max_entries)
-		return profile_fail(err, errlen, "%s of %llu bytes", what,
-				    (unsigned long long)e->size);
+		return profile_fail(
+			err, errlen,
+			"%s of %llu bytes (at least %zu, at most "
+			"%llu)",
+			what, (unsigned long long)e->size, head,
+			(unsigned long long)(head + 8ull * max_entries));
 	if (e->off + e->size <= avail)
 		return 0;
 	*off = e->off; /* after what was read: later */

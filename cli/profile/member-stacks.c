@@ -14,8 +14,11 @@
 
 #include "profile.h"
 
-#define EM_X86_64_	  62
-#define MAX_COUNT	  1001u /* a sample and at most 1000 overruns */
+#define EM_X86_64_ 62
+#define MAX_COUNT  1001u /* a sample and at most 1000 overruns */
+/* The largest slot: the head and 64 KiB of stack, in whole 64 bytes (what
+ * the shim makes for the largest stack it copies). */
+#define MAX_SLOT	  ((sizeof(struct profrun_stack_slot) + 65536 + 63) / 64 * 64)
 #define CHUNK		  (4u * 1024 * 1024) /* bytes of slots read at once */
 #define MAX_FRAMES_REGION (512ull << 20)     /* unwound stacks read whole */
 
@@ -36,12 +39,13 @@ check_head(struct profile *p, const struct profrun_stacks *h, uint64_t size,
 			       : profile_fail(err, errlen, "out of memory");
 	}
 	if (h->stack_max > 65536 || h->stack_max % 8 != 0 ||
-	    h->slot_size % 64 != 0 ||
+	    h->slot_size % 64 != 0 || h->slot_size > MAX_SLOT ||
 	    h->slot_size < sizeof(struct profrun_stack_slot) + h->stack_max)
 		return profile_fail(
 			err, errlen,
-			"stack area has bad slots (%u bytes for %u-byte stacks)",
-			h->slot_size, h->stack_max);
+			"stack area has bad slots (%u bytes for %u-byte stacks, "
+			"at most %zu)",
+			h->slot_size, h->stack_max, MAX_SLOT);
 	need = sizeof(*h) + (uint64_t)h->slot_count * h->slot_size;
 	if (need > size)
 		return profile_fail(
@@ -202,12 +206,23 @@ profile_frames_each(const struct profile *p,
 	return 0;
 }
 
-/* The records of P's unwound stacks, from FD. */
+/* The records of P's unwound stacks, from FD: only when the file holds
+ * all of them (merge writes them whole), not a hole claimed to hold
+ * them. */
 static int
 load_frames(int fd, struct profile *p, char *err, size_t errlen)
 {
+	off_t hole;
+
 	if (p->frames.size == 0 || p->frames.mem)
 		return 0;
+	hole = lseek(fd, (off_t)p->frames.off, SEEK_HOLE);
+	if (hole >= 0 && (uint64_t)hole < p->frames.off + p->frames.size)
+		return profile_fail(err, errlen,
+				    "unwound stacks of %llu bytes claimed, "
+				    "the file holds %llu",
+				    (unsigned long long)p->frames.size,
+				    (unsigned long long)hole - p->frames.off);
 	p->frames.mem = malloc(p->frames.size);
 	if (!p->frames.mem)
 		return profile_fail(err, errlen, "out of memory");
@@ -278,10 +293,10 @@ profile_stacks_each(const struct profile *p,
 		return 0;
 	if (a->mem)
 		return each_slot(p, a->mem, a->slot_count, fn, ctx);
-	fd = open(p->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	fd = profile_open(p->path, &st, err, errlen);
 	if (fd < 0)
-		return profile_fail(err, errlen, "%s", strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+		return -1;
+	if ((uint64_t)st.st_dev != p->dev || (uint64_t)st.st_ino != p->ino ||
 	    (uint64_t)st.st_size < a->off + a->size) {
 		close(fd);
 		return profile_fail(err, errlen, "changed since it was read");

@@ -300,7 +300,7 @@ member_write(const char *path, struct member *m)
 	}
 	fill(buf, m);
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		  0644);
+		  0600);
 	ret = fd < 0 ? -1 : write_all(fd, buf, m->hdr.file_size);
 	if (fd >= 0 && close(fd) != 0)
 		ret = -1;

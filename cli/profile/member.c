@@ -17,6 +17,7 @@
 
 #include "array.h"
 #include "cli.h"
+#include "file.h"
 #include "hex.h"
 #include "intern.h"
 #include "profile.h"
@@ -394,8 +395,9 @@ read_counts(const uint8_t *buf, struct profile *p, const struct wrap_entry *w,
 	while (i < h->nbuckets) {
 		d = next_data(&s, i);
 		wi = k < nw ? w[k].index : h->nbuckets;
-		if (d > i) {
-			i = d < wi ? d : wi; /* a hole, up to data or a wrap */
+		/* a hole, up to data or a wrap (a wrap in the hole counts) */
+		if (d > i && wi > i) {
+			i = d < wi ? d : wi;
 			continue;
 		}
 		if (i % ZERO_RUN == 0 && i + ZERO_RUN <= h->nbuckets &&
@@ -624,6 +626,34 @@ read_checked(int fd, uint64_t size, uint8_t **out, size_t *avail,
 }
 
 int
+profile_open(const char *path, struct stat *st, char *err, size_t errlen)
+{
+	/* O_NOFOLLOW: a symbolic link planted in a run directory is refused
+	 * without opening its target; O_NONBLOCK: a FIFO must not hang us
+	 * before fstat() can refuse it. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW |
+				    O_NOCTTY);
+
+	if (fd < 0 && errno == ELOOP)
+		return profile_fail(err, errlen,
+				    "a symbolic link, not a profile (not "
+				    "followed)");
+	if (fd < 0)
+		return profile_fail(err, errlen, "%s", strerror(errno));
+	if (fstat(fd, st) < 0) {
+		profile_fail(err, errlen, "%s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(fd);
+		return profile_fail(err, errlen, "not a regular file");
+	}
+	cli_input_note(st);
+	return fd;
+}
+
+int
 profile_read(const char *path, struct profile *p, char *err, size_t errlen)
 {
 	struct stat st;
@@ -633,32 +663,26 @@ profile_read(const char *path, struct profile *p, char *err, size_t errlen)
 	int fd, ret;
 
 	memset(p, 0, sizeof(*p));
-	/* O_NONBLOCK: a FIFO planted in a run directory must not hang us
-	 * before fstat() can refuse it. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	fd = profile_open(path, &st, err, errlen);
 	if (fd < 0)
-		return profile_fail(err, errlen, "%s", strerror(errno));
-	if (fstat(fd, &st) < 0) {
-		ret = profile_fail(err, errlen, "%s", strerror(errno));
-	} else if (!S_ISREG(st.st_mode)) {
-		ret = profile_fail(err, errlen, "not a regular file");
-	} else {
-		ret = read_checked(fd, (uint64_t)st.st_size, &buf, &avail, &x,
-				   err, errlen);
-		if (ret == 0)
-			ret = parse_image(buf, avail, (uint64_t)st.st_size, &x,
-					  p, err, errlen);
-		if (ret == 0 && (profile_pause_load(fd, p, err, errlen) ||
-				 profile_log_load(fd, p, err, errlen) ||
-				 profile_stacks_load(fd, p, err, errlen))) {
-			profile_fini(p);
-			ret = -1;
-		}
+		return -1;
+	ret = read_checked(fd, (uint64_t)st.st_size, &buf, &avail, &x, err,
+			   errlen);
+	if (ret == 0)
+		ret = parse_image(buf, avail, (uint64_t)st.st_size, &x, p, err,
+				  errlen);
+	if (ret == 0 && (profile_pause_load(fd, p, err, errlen) ||
+			 profile_log_load(fd, p, err, errlen) ||
+			 profile_stacks_load(fd, p, err, errlen))) {
+		profile_fini(p);
+		ret = -1;
 	}
 	close(fd);
 	image_free(buf, &x);
 	free(x.v);
 	if (ret == 0) {
+		p->dev = (uint64_t)st.st_dev;
+		p->ino = (uint64_t)st.st_ino;
 		p->path = strdup(path);
 		if (!p->path) {
 			profile_fini(p);

@@ -89,6 +89,7 @@ struct profile_stack {
 /* One member file: one process image. */
 struct profile {
 	char *path;		   /* as shown in messages */
+	uint64_t dev, ino;	   /* the file read (profile_read) */
 	struct profrun_header hdr; /* validated copy */
 	char *exe;		   /* executable path ("" when unknown) */
 	char *note;		   /* NULL when none */
@@ -171,7 +172,15 @@ int profile_read_extents(int fd, uint8_t *buf, uint64_t size,
 int profile_parse(const void *buf, size_t size, struct profile *out, char *err,
 		  size_t errlen);
 
-/* Read and parse the member file PATH.  Returns 0, or -1 with ERR set. */
+/* Open the member file PATH for reading, into *ST: never through a
+ * symbolic link, never waiting on a FIFO, a regular file only (noted as
+ * an input of the command, util/file.h).  Returns the descriptor, or -1
+ * with ERR set. */
+struct stat;
+int profile_open(const char *path, struct stat *st, char *err, size_t errlen);
+
+/* Read and parse the member file PATH (profile_open).  Returns 0, or -1
+ * with ERR set. */
 int profile_read(const char *path, struct profile *out, char *err,
 		 size_t errlen);
 

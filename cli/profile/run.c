@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 
 #include "array.h"
 #include "cli.h"
+#include "file.h"
 #include "profrun/member-name.h"
 #include "run.h"
 
@@ -178,17 +180,28 @@ load_dir(struct run *run)
 	return 0;
 }
 
+/* A member file named on the command line is read where a symbolic link
+ * of that name leads (members of a directory never are). */
 static int
 load_file(struct run *run)
 {
-	char err[256];
+	char err[256], *real = realpath(run->path, NULL);
+	struct stat st;
+	int ret;
 
 	run->members = calloc(1, sizeof(*run->members));
 	if (!run->members) {
+		free(real);
 		cli_error("%s: out of memory", run->path);
 		return -1;
 	}
-	if (profile_read(run->path, &run->members[0], err, sizeof(err))) {
+	if (real && lstat(run->path, &st) == 0 && S_ISLNK(st.st_mode))
+		ret = profile_read(real, &run->members[0], err, sizeof(err));
+	else
+		ret = profile_read(run->path, &run->members[0], err,
+				   sizeof(err));
+	free(real);
+	if (ret) {
 		cli_error("%s: %s", run->path, err);
 		return -1;
 	}
@@ -213,6 +226,8 @@ run_load(const char *path, struct run *run)
 		return -1;
 	}
 	run->is_dir = S_ISDIR(st.st_mode);
+	if (run->is_dir)
+		cli_input_note(&st);
 	ret = run->is_dir ? load_dir(run) : load_file(run);
 	profile_read_release();
 	if (ret)
@@ -324,13 +339,33 @@ fail:
 
 /* ---------------------------------------------------------------- writing */
 
-/* Whether the entry E of a run directory is a member file: a member name,
- * and a regular file (or one of a file system that does not say). */
+/* Whether the entry E of the run directory DIR is a member file: a member
+ * name, and a regular file (opened without following a link or waiting on
+ * a FIFO) that begins with the magic of a profile, or is empty (the shim
+ * makes a member, then sizes it: one killed between leaves it empty). */
 static bool
-is_member_entry(const struct dirent *e)
+is_member_entry(DIR *dir, const struct dirent *e)
 {
-	return profrun_member_name_parse(e->d_name, NULL, NULL) &&
-	       (e->d_type == DT_REG || e->d_type == DT_UNKNOWN);
+	static const char magic[PROFRUN_MAGIC_LEN] = PROFRUN_MAGIC;
+	char head[PROFRUN_MAGIC_LEN];
+	struct stat st;
+	bool ok = false;
+	int fd;
+
+	if (!profrun_member_name_parse(e->d_name, NULL, NULL) ||
+	    (e->d_type != DT_REG && e->d_type != DT_UNKNOWN))
+		return false;
+	fd = openat(dirfd(dir), e->d_name,
+		    O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY);
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		ok = st.st_size == 0 ||
+		     (pread(fd, head, sizeof(head), 0) ==
+			      (ssize_t)sizeof(head) &&
+		      memcmp(head, magic, sizeof(head)) == 0);
+	close(fd);
+	return ok;
 }
 
 /* Refuse PATH (after an error ending in HINT) unless it is a directory of
@@ -356,8 +391,8 @@ walk_run_dir(const char *path, bool remove, const char *hint)
 	while (ret == 0 && (e = readdir(dir)) != NULL) {
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
-		if (!is_member_entry(e)) {
-			cli_error("%s: holds '%s', not a run directory; %s",
+		if (!is_member_entry(dir, e)) {
+			cli_error("%s: holds '%s', which is not a profile; %s",
 				  path, e->d_name, hint);
 			ret = -1;
 		} else if (remove && unlinkat(dirfd(dir), e->d_name, 0) < 0) {

@@ -9,7 +9,64 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
+#include "cli.h"
 #include "file.h"
+
+/* The files and directories this command has read, by device and inode:
+ * an output never takes the place of one of them. */
+static struct input_id {
+	dev_t dev;
+	ino_t ino;
+} * inputs;
+static size_t ninputs, inputs_cap;
+static bool inputs_lost; /* one could not be noted: refuse any existing */
+
+void
+cli_input_note(const struct stat *st)
+{
+	for (size_t i = 0; i < ninputs; i++)
+		if (inputs[i].dev == st->st_dev && inputs[i].ino == st->st_ino)
+			return;
+	if (ARRAY_GROW(inputs, inputs_cap, ninputs, 16)) {
+		inputs_lost = true;
+		return;
+	}
+	inputs[ninputs++] = (struct input_id){st->st_dev, st->st_ino};
+}
+
+static bool
+is_noted(const struct stat *st)
+{
+	if (inputs_lost)
+		return true;
+	for (size_t i = 0; i < ninputs; i++)
+		if (inputs[i].dev == st->st_dev && inputs[i].ino == st->st_ino)
+			return true;
+	return false;
+}
+
+bool
+cli_is_input(const char *path)
+{
+	struct stat st;
+
+	/* the name itself (what a rename replaces) or what it leads to */
+	return (lstat(path, &st) == 0 && is_noted(&st)) ||
+	       (stat(path, &st) == 0 && is_noted(&st));
+}
+
+/* Refuse (in one line) an output PATH that is one of the inputs. */
+static int
+refuse_input(const char *path)
+{
+	if (!cli_is_input(path))
+		return 0;
+	cli_error("%s: is one of the inputs; refusing to overwrite it "
+		  "(choose another path with -o)",
+		  path);
+	return -2;
+}
 
 int
 cli_open_regular(const char *path)
@@ -20,8 +77,11 @@ cli_open_regular(const char *path)
 
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    (flags = fcntl(fd, F_GETFL)) < 0 ||
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		cli_input_note(&st);
+	else
+		st.st_mode = 0; /* refused below */
+	if (!S_ISREG(st.st_mode) || (flags = fcntl(fd, F_GETFL)) < 0 ||
 	    fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
 		int err = S_ISREG(st.st_mode) ? errno : EINVAL;
 
@@ -103,6 +163,8 @@ cli_output_open(struct cli_output *o, const char *path)
 	o->path = path;
 	o->tmp = NULL;
 	o->f = NULL;
+	if (refuse_input(path))
+		return -2;
 	/* a device, a FIFO or a terminal is written in place: there is
 	 * nothing to replace (and /dev/full must never be unlinked) */
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
@@ -141,6 +203,9 @@ cli_output_close(struct cli_output *o, bool keep)
 	o->f = NULL;
 	if (o->tmp == NULL)
 		return ret;
+	/* the inputs read since the output was opened, too */
+	if (keep && ret == 0)
+		ret = refuse_input(o->path);
 	if (keep && ret == 0 && rename(o->tmp, o->path) != 0)
 		ret = -1;
 	if (!keep || ret != 0) {

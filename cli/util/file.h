@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 /* PATH opened for reading, close-on-exec, if it is a regular file: a FIFO,
  * a device or a directory fails with EINVAL, without blocking in open().
@@ -34,11 +35,22 @@ struct cli_output {
 	char *tmp; /* NULL when written in place */
 };
 
-/* Open O for PATH.  Returns 0, or -1 with errno set. */
+/* Note the file ST (a profile, a member, a file read whole or opened by
+ * cli_open_regular, which notes it) as an input of this command: an
+ * output never takes its place. */
+void cli_input_note(const struct stat *st);
+
+/* Whether PATH (the name, or what it leads to) is a noted input. */
+bool cli_is_input(const char *path);
+
+/* Open O for PATH.  Returns 0, -1 with errno set, or -2 after saying in
+ * one line that PATH is one of the inputs. */
 int cli_output_open(struct cli_output *o, const char *path);
 
-/* Close O: when KEEP, the output takes PATH's place; else it is removed
- * (only what profrun created).  Returns 0, or -1 with errno set. */
+/* Close O: when KEEP, the output takes PATH's place, unless PATH is one of
+ * the inputs (checked again: those read since the open count too); else
+ * it is removed (only what profrun created).  Returns 0, -1 with errno
+ * set, or -2 after saying that PATH is an input (the output removed). */
 int cli_output_close(struct cli_output *o, bool keep);
 
 #endif /* PROFRUN_CLI_FILE_H */

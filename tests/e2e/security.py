@@ -175,7 +175,7 @@ def planted_symlinks_at_member_paths_left_untouched(tmp):
     expect(len(members) == 1 and re.fullmatch(r"\d+-2\.prof", members[0]),
            f"the profile went to {members}, not the next free name")
     mode = os.stat(os.path.join(out, members[0])).st_mode
-    expect(mode & 0o022 == 0, f"member created with mode {oct(mode)} under umask 0")
+    expect(mode & 0o077 == 0, f"member created with mode {oct(mode)} under umask 0")
     report = e2e.report_json(os.path.join(out, members[0]))
     expect(report["samples"]["total"] >= 0, "the profile is unreadable")
 

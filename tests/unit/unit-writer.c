@@ -243,7 +243,7 @@ run_directory_is_created_and_symlink_refused(void)
 	CHECK(fd >= 0);
 	close(fd);
 	CHECK(lstat(dir, &st) == 0 && S_ISDIR(st.st_mode));
-	CHECK((st.st_mode & 07777) == 0755);
+	CHECK((st.st_mode & 07777) == 0700);
 	fd = writer_open_dir(dir); /* an existing directory is fine */
 	CHECK(fd >= 0);
 	close(fd);
@@ -288,7 +288,7 @@ members_never_overwrite(void)
 	CHECK(memcmp(a, "first", 6) == 0);
 	snprintf(path, sizeof(path), "%s/4242.prof", dir);
 	CHECK(stat(path, &st) == 0 && st.st_size == 4096);
-	CHECK((st.st_mode & 07777) == 0644);
+	CHECK((st.st_mode & 07777) == 0600);
 
 	/* a symlink planted at the next name is skipped, its target intact */
 	snprintf(path, sizeof(path), "%s/victim", base);

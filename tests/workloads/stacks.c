@@ -12,6 +12,9 @@
  *                           read_clocks()
  *   stacks forever          leaf() through caller_a() until killed; prints
  *                           "ready" after 0.5 s of CPU
+ *   stacks secret SECONDS   leaf() called while the caller's frame holds
+ *                           the string "profrun-stack-secret-4f1d" (made
+ *                           at run time: not in the binary nor argv)
  */
 #include <pthread.h>
 #include <signal.h>
@@ -175,6 +178,25 @@ read_clocks(double seconds)
 	__asm__ volatile("" ::: "memory");
 }
 
+/* The secret is built at run time, so that only the stack holds it. */
+__attribute__((noinline)) static void
+secret(double seconds)
+{
+	/* "profrun-stack-secret-4f1d", each byte xor 0x5a */
+	static const unsigned char masked[] = {0x2a, 0x28, 0x35, 0x3c, 0x28, 0x2f, 0x34, 0x77, 0x29, 0x2e, 0x3b, 0x39, 0x31, 0x77, 0x29, 0x3f, 0x39, 0x28, 0x3f, 0x2e, 0x77, 0x6e, 0x3c, 0x6b, 0x3e};
+	char held[sizeof(masked) + 1];
+	double end = cpu_seconds() + seconds;
+
+	for (size_t i = 0; i < sizeof(masked); i++)
+		held[i] = (char)(masked[i] ^ 0x5a);
+	held[sizeof(masked)] = '\0';
+	__asm__ volatile("" ::"r"(held) : "memory"); /* stored before */
+	while (cpu_seconds() < end)
+		leaf(workload_chunk(CHUNK));
+	workload_sink += (unsigned long)held[0];
+	__asm__ volatile("" ::"r"(held) : "memory");
+}
+
 static void
 forever(void)
 {
@@ -211,8 +233,10 @@ main(int argc, char **argv)
 		read_clocks(seconds);
 	else if (strcmp(mode, "forever") == 0)
 		forever();
+	else if (strcmp(mode, "secret") == 0)
+		secret(seconds);
 	else {
-		fprintf(stderr, "usage: stacks ratio|qsort|signal|threads|deep|clock|forever [SECONDS]\n");
+		fprintf(stderr, "usage: stacks ratio|qsort|signal|threads|deep|clock|forever|secret [SECONDS]\n");
 		return 2;
 	}
 	printf("done\n");
