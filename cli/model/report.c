@@ -444,6 +444,11 @@ report_problems(const struct profile *p, bool with_state,
 			 (unsigned long long)p->hdr.wraps_lost);
 		fn(ctx, buf);
 	}
+	if (p->stacks_note) {
+		snprintf(buf, sizeof(buf), "call stacks not read: %s",
+			 p->stacks_note);
+		fn(ctx, buf);
+	}
 	if (p->note && !(p->hdr.flags & PROFRUN_F_STOPPED)) {
 		snprintf(buf, sizeof(buf), "note: %s", p->note);
 		fn(ctx, buf);

@@ -316,6 +316,30 @@ def coroutine_on_a_small_stack_survives_sampling(tmp):
 
 
 @case
+def guard_pages_in_the_stack_bounds_survive_call_stacks(tmp):
+    """-g copies the top of the stack: coroutine stacks carved out of the
+    main thread's and a thread's stack, each with a guard page above it,
+    and a stack mmapped 2 MiB below [stack] (nothing mapped above it), all
+    inside the bounds the shim noted for the thread.  The copy stops at
+    the unreadable page instead of dying of SIGSEGV (139), and the stacks
+    still name the coroutine as the spin's caller."""
+    for where in ("main", "thread", "below"):
+        args = [wl("guarded"), where, "0.3"]
+        want = f"guarded {where}: survived\n"
+        bare = run(args)
+        expect(bare.returncode == 0 and bare.stdout == want, f"bare {args}: {bare.stdout!r}")
+        out = os.path.join(tmp, f"{where}.prof")
+        cp = run([PROFRUN, "-q", "-g", "-F", "1000", "-o", out, "--", *args])
+        expect(cp.returncode == 0 and cp.stdout == want,
+               f"{where}: exit {cp.returncode}, {cp.stdout!r}, {cp.stderr.strip()!r}")
+        st = report_json(out)["stacks"]
+        expect(st["with_stack"] >= 10, f"{where}: {st['with_stack']} stacks kept")
+        cp = run([PROFRUN, "report", "--callers", "guarded_spin", out])
+        expect(cp.returncode == 0 and "guarded_coroutine" in cp.stdout,
+               f"{where}: the coroutine is not the spin's caller: {cp.stdout!r}")
+
+
+@case
 def run_directory_removed_mid_run_is_said(tmp):
     """The program removes the run directory, then starts a child: the
     child's profile makes a new one, and profrun says the program's own
