@@ -84,7 +84,8 @@ static const char run_usage[] =
 	"  diff                compare two profiles; exit 1 on a regression (profrun diff --help)\n"
 	"\n"
 	"Exit status:\n"
-	"  PROGRAM's own exit status, or 128+N if it was killed by signal N;\n"
+	"  PROGRAM's own exit status; if PROGRAM was killed by a signal, profrun\n"
+	"  writes its report, then dies of the same signal (no core dump of its own);\n"
 	"  126 if PROGRAM cannot be executed or is statically linked;\n"
 	"  127 if PROGRAM is not found;\n"
 	"  1   if profrun itself failed before starting PROGRAM;\n"
@@ -457,6 +458,9 @@ set_forwarding(bool on)
 	}
 }
 
+/* The signal that ended the program, 0 if it exited. */
+static int program_signal;
+
 static int
 wait_status(pid_t pid)
 {
@@ -468,9 +472,37 @@ wait_status(pid_t pid)
 	while (r < 0 && errno == EINTR);
 	if (r < 0)
 		return 1;
-	if (WIFSIGNALED(status))
+	if (WIFSIGNALED(status)) {
+		program_signal = WTERMSIG(status);
 		return 128 + WTERMSIG(status);
+	}
 	return WEXITSTATUS(status);
+}
+
+/* End as the program ended: of the signal that killed it, with no core
+ * dump of profrun's own, so that whoever waits for profrun (a shell loop
+ * stopped by ^C, a build tool) sees what it would see without profrun.
+ * Returns STATUS when the program exited, or the signal did not end us. */
+static int
+end_like_the_program(int status)
+{
+	struct sigaction dfl = {.sa_handler = SIG_DFL};
+	struct rlimit core;
+	sigset_t set;
+
+	if (program_signal == 0)
+		return status;
+	fflush(NULL);
+	if (getrlimit(RLIMIT_CORE, &core) == 0) {
+		core.rlim_cur = 0;
+		setrlimit(RLIMIT_CORE, &core);
+	}
+	sigaction(program_signal, &dfl, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, program_signal);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(program_signal);
+	return status;
 }
 
 /* vfork and execve: the program inherits exactly this process's signal
@@ -529,7 +561,7 @@ run_unprofiled(const char *prog, char **argv)
 		"%s: set-user-ID or set-group-ID program: it runs, but is not profiled",
 		argv[0]);
 	spawn(prog, argv, &status);
-	return status;
+	return end_like_the_program(status);
 }
 
 /* The members in the run directory DIR: how many, and whether one is
@@ -623,5 +655,5 @@ cmd_run(int argc, char **argv)
 	if (spawn(prog, argv, &status) != 0)
 		return status;
 	after_run(&o, outdir, o.output == defout);
-	return status;
+	return end_like_the_program(status);
 }
