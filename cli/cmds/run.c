@@ -41,6 +41,7 @@ struct run_opts {
 	bool stacks;	    /* -g */
 	long stack_size;    /* 0 = the shim's default */
 	long stack_samples; /* likewise */
+	bool exact_env;	    /* --exact-env */
 	struct report_opts report;
 	bool top_given; /* --top, else RUN_DEFAULT_TOP for text */
 	struct pause_opts pause;
@@ -70,6 +71,10 @@ static const char run_usage[] =
 	"                      at most 65536; deep C++/Rust stacks want 16384-32768)\n"
 	"      --stack-samples N  stacks kept per process (default 2048; past them a\n"
 	"                      uniform random sample is kept; 8.4 KiB of disk each)\n"
+	"      --exact-env     leave the environment a process passes to exec or\n"
+	"                      posix_spawn as it made it, even when it lacks\n"
+	"                      LD_PRELOAD and PROFRUN_* (env -i): that program is\n"
+	"                      not profiled (default: they are put back)\n"
 	"      --top N         print at most N functions (default 25; 'all')\n"
 	"      --format FMT    report format: text (default) or json\n"
 	"      --callers FUNC  report who calls FUNC instead of the flat table\n"
@@ -151,6 +156,9 @@ run_option(int c, struct run_opts *o)
 			"--stack-samples: '%s' is not a count between 1 and 1048576",
 			optarg);
 		return EXIT_USAGE;
+	case 'E':
+		o->exact_env = true;
+		return -1;
 	case 't':
 		o->top_given = true;
 		o->report.top = strcmp(optarg, "all") == 0
@@ -195,6 +203,7 @@ parse_run_opts(int argc, char **argv, struct run_opts *o)
 		{"call-graph", no_argument, NULL, 'g'},
 		{"stack-size", required_argument, NULL, 'S'},
 		{"stack-samples", required_argument, NULL, 'N'},
+		{"exact-env", no_argument, NULL, 'E'},
 		{"top", required_argument, NULL, 't'},
 		{"format", required_argument, NULL, 'f'},
 		CALLS_OPTIONS,
@@ -402,6 +411,8 @@ setup_child_environ(const char *shim, const char *outdir,
 		setenv("PROFRUN_STACKS", "1", 1);
 	setenv_number("PROFRUN_STACK_SIZE", o->stack_size);
 	setenv_number("PROFRUN_STACK_SAMPLES", o->stack_samples);
+	if (o->exact_env)
+		setenv("PROFRUN_EXACT_ENV", "1", 1);
 	return 0;
 }
 

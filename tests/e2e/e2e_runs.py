@@ -207,6 +207,51 @@ def vfork_and_posix_spawn_are_profiled(tmp):
 
 
 @case
+def cleared_environments_are_profiled_unless_exact_env(tmp):
+    """env -i, execve and posix_spawn with an environment of the program's
+    own, clearenv() then execv: each child lacks LD_PRELOAD and PROFRUN_*,
+    which the shim puts back, so the child is profiled (its CPU time, at the
+    tick's rate, within e2e.check_count's tolerance) and still sees the
+    variable it was given; the parent's report notes it.  With --exact-env
+    the child runs unprofiled and the report says that too."""
+    split_seconds = 0.3
+    check = ("test \"$OWNENV\" = 1 && exec " + wl("split") + " " +
+             secs(split_seconds) + " 1 1")
+    out, cp = profrun(tmp, "envi.prof", "env", "-i", "OWNENV=1", "sh", "-c", check)
+    rep = report_json(out)
+    spl, env = procs_of(rep, "split"), procs_of(rep, "env")
+    expect(len(spl) == 1 and spl[0]["complete"] and spl[0]["exit"] == 0,
+           f"env -i: the program is not profiled: {rep['processes']}")
+    check_count(spl[0]["samples"], spl[0]["cpu_profiled_seconds"], e2e.sample_rate(1000),
+                "env -i: split")
+    expect(len(env) == 1 and env[0]["exec_environment"] == "restored",
+           f"env -i: not noted as restored: {env}")
+    cp = run([PROFRUN, "report", out])
+    expect("were put back" in cp.stderr + cp.stdout, f"the report does not say so: {cp.stderr!r}")
+
+    out, cp = profrun(tmp, "own.prof", wl("family"), "ownenv", "/bin/sh", "-c", check)
+    rep = report_json(out)
+    spl, fam = procs_of(rep, "split"), procs_of(rep, "family")
+    expect(cp.stdout.count("split done") == 3 and cp.stdout.count(": exit 0") == 3,
+           f"ownenv: program output {cp.stdout!r}")
+    expect(len(spl) == 3 and all(p["complete"] and p["exit"] == 0 and p["samples"] > 0
+                                 for p in spl),
+           f"ownenv: children not all profiled: {rep['processes']}")
+    # the parent (vfork+execve, posix_spawn) and its fork child (execv)
+    expect(len(fam) == 2 and all(p["exec_environment"] == "restored" for p in fam),
+           f"ownenv: the parent and its fork child do not note it: {fam}")
+
+    out = os.path.join(tmp, "exact.prof")
+    cp = run([PROFRUN, "--exact-env", "-o", out, "--", "env", "-i", "OWNENV=1", "sh", "-c", check])
+    expect(cp.returncode == 0 and "split done" in cp.stdout, f"--exact-env: {cp.stderr!r}")
+    rep = report_json(out)
+    expect(not procs_of(rep, "split") and
+           [p["exec_environment"] for p in procs_of(rep, "env")] == ["left"],
+           f"--exact-env: {rep['processes']}")
+    expect("not profiled" in cp.stderr, f"--exact-env: the report does not say so: {cp.stderr!r}")
+
+
+@case
 def daemon_closing_descriptors_is_profiled(tmp):
     def attempt(seconds):
         out, cp = profrun(tmp, "dm.prof", wl("family"), "daemon", seconds, cwd=tmp)
