@@ -25,6 +25,7 @@
 #include "options.h"
 #include "profrun/member-name.h"
 #include "program.h"
+#include "run-env.h"
 #include "run-pause.h"
 #include "run.h"
 
@@ -96,7 +97,8 @@ static const char run_usage[] =
 	"  1   if profrun itself failed before starting PROGRAM;\n"
 	"  64  on a bad command line.\n"
 	"\n"
-	"Environment: PROFRUN_SHIM overrides the shim's location.\n"
+	"Environment: PROFRUN_SHIM overrides the shim's location; an LD_PRELOAD of\n"
+	"your own applies to PROGRAM only, never to profrun itself.\n"
 	"\n"
 	"A program can pause and resume sampling itself, with no library to link:\n"
 	"#include <profrun/profrun.h> and call profrun_pause() and profrun_resume().\n"
@@ -387,7 +389,7 @@ static int
 setup_child_environ(const char *shim, const char *outdir,
 		    const struct run_opts *o)
 {
-	const char *old = getenv("LD_PRELOAD");
+	const char *old = run_env_user_preload();
 	char *preload;
 	int ret;
 

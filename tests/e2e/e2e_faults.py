@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import time
@@ -337,6 +338,52 @@ def guard_pages_in_the_stack_bounds_survive_call_stacks(tmp):
         cp = run([PROFRUN, "report", "--callers", "guarded_spin", out])
         expect(cp.returncode == 0 and "guarded_coroutine" in cp.stdout,
                f"{where}: the coroutine is not the spin's caller: {cp.stdout!r}")
+
+
+LIBPROFILER = "/usr/lib/x86_64-linux-gnu/libprofiler.so.0"
+
+
+def gperftools_profile(path):
+    """(samples, text of the mapped objects) of a gperftools CPU profile:
+    a header of five words (0, 3, 0, period, 0), records of (count, depth,
+    PCs...), the trailer (0, 1, 0), then /proc/self/maps as text."""
+    with open(path, "rb") as f:
+        b = f.read()
+    expect(len(b) >= 64, f"{path}: {len(b)} bytes, not a gperftools profile")
+    w = struct.unpack_from("<5Q", b, 0)
+    expect(w[:3] == (0, 3, 0), f"{path}: header {w}")
+    off, samples = 40, 0
+    while True:
+        count, depth = struct.unpack_from("<2Q", b, off)
+        off += 16 + 8 * depth
+        if count == 0 and depth == 1:
+            break
+        samples += count
+    return samples, b[off:].decode("utf-8", "replace")
+
+
+@case
+def users_preload_applies_to_the_program_not_profrun(tmp):
+    """LD_PRELOAD=libprofiler.so CPUPROFILE=F profrun -- PROG: the user's
+    profiler profiles the program alone.  Were it loaded into profrun too,
+    profrun would take F (the program's profile going to F_PID instead)
+    and write its own profile there at exit."""
+    if not os.path.exists(LIBPROFILER):
+        raise e2e.Skip("gperftools' libprofiler is not installed (libgoogle-perftools4)")
+    cpu = os.path.join(tmp, "cpu.out")
+    env = dict(os.environ, LD_PRELOAD=LIBPROFILER, CPUPROFILE=cpu, CPUPROFILE_FREQUENCY="100")
+    out = os.path.join(tmp, "lp.prof")
+    cp = run([PROFRUN, "-q", "-o", out, "--", wl("split"), "0.5", "1", "1"], env=env)
+    expect(cp.returncode == 0 and "split done" in cp.stdout, f"exit {cp.returncode}: {cp.stderr!r}")
+    files = sorted(f for f in os.listdir(tmp) if f.startswith("cpu.out"))
+    expect(files == ["cpu.out"], f"gperftools wrote {files}: profrun ran it too")
+    samples, maps = gperftools_profile(cpu)
+    expect(wl("split") in maps and "/profrun\n" not in maps,
+           f"the profile in {cpu} is not the program's: {maps[:400]!r}")
+    # 0.5 s of CPU at 100 Hz (CONFIG_HZ caps nothing here); a loaded
+    # machine's timer coalescing can cost some, never half
+    expect(25 <= samples <= 75, f"gperftools counted {samples} samples for 0.5 s at 100 Hz")
+    expect(report_json(out)["processes"][0]["exe"] == wl("split"), "no profrun member for split")
 
 
 @case
