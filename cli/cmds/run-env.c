@@ -5,7 +5,15 @@
  * it).  Before any preloaded constructor runs (from .preinit_array, which
  * the dynamic linker calls first), profrun starts again without it,
  * keeping it for the program; a profrun shim in it (a run inside a
- * profiled one) stays, so that the outer run still profiles profrun. */
+ * profiled one) stays, so that the outer run still profiles profrun.
+ *
+ * Sanitized programs: the ASan runtime refuses to start unless it comes
+ * first in the library list, and the shim comes before it.  Putting the
+ * runtime first in LD_PRELOAD would load it into every process of the run
+ * (LeakSanitizer then reports the leaks of a shell that exits, changing
+ * its output and status), so instead ASAN_OPTIONS gets ASan's own flag for
+ * it, verify_asan_link_order=0, which the shim keeps in the environments
+ * the program passes on (preload/environ.c). */
 #define _GNU_SOURCE
 #include <stdbool.h>
 #include <stdio.h>
@@ -15,9 +23,10 @@
 
 #include "run-env.h"
 
-#define ASIDE_PRELOAD "_PROFRUN_CLI_USER_PRELOAD"
-#define ASIDE_PID     "_PROFRUN_CLI_USER_PRELOAD_PID"
-#define SHIM_NAME     "libprofrun.so"
+#define ASIDE_PRELOAD  "_PROFRUN_CLI_USER_PRELOAD"
+#define ASIDE_PID      "_PROFRUN_CLI_USER_PRELOAD_PID"
+#define SHIM_NAME      "libprofrun.so"
+#define ASAN_FLAG_NAME "verify_asan_link_order="
 
 /* The user's LD_PRELOAD, set aside for the program; NULL: none. */
 static char *user_preload;
@@ -79,6 +88,33 @@ run_env_take_aside(void)
 		user_preload = strdup(pre);
 	unsetenv(ASIDE_PRELOAD);
 	unsetenv(ASIDE_PID);
+}
+
+int
+run_env_sanitizers(void)
+{
+	const char *old = getenv("ASAN_OPTIONS");
+
+	if (old && strstr(old, ASAN_FLAG_NAME))
+		return 0; /* the user's choice */
+	return run_env_append("ASAN_OPTIONS", old, ASAN_FLAG_NAME "0");
+}
+
+int
+run_env_append(const char *name, const char *old, const char *item)
+{
+	char *value;
+	int r;
+
+	if (old && *old)
+		r = asprintf(&value, "%s:%s", old, item);
+	else
+		r = asprintf(&value, "%s", item);
+	if (r < 0)
+		return -1;
+	r = setenv(name, value, 1);
+	free(value);
+	return r;
 }
 
 const char *

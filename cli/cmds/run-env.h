@@ -14,6 +14,15 @@ void run_env_restart(char **argv);
  * its notes from the environment. */
 void run_env_take_aside(void);
 
+/* Let a program built with -fsanitize=address, or one it starts, start
+ * with the shim preloaded: verify_asan_link_order=0 added to ASAN_OPTIONS
+ * unless the user set that flag.  Returns 0 or -1. */
+int run_env_sanitizers(void);
+
+/* Set NAME to ITEM appended to the ':' list OLD (NULL or empty: none).
+ * Returns 0 or -1. */
+int run_env_append(const char *name, const char *old, const char *item);
+
 /* The LD_PRELOAD the user meant for the program, or NULL. */
 const char *run_env_user_preload(void);
 

@@ -389,24 +389,14 @@ static int
 setup_child_environ(const char *shim, const char *outdir,
 		    const struct run_opts *o)
 {
-	const char *old = run_env_user_preload();
-	char *preload;
-	int ret;
-
 	if (strpbrk(shim, ": ")) {
 		cli_error(
 			"%s: the shim's path contains ':' or ' ', which LD_PRELOAD cannot carry",
 			shim);
 		return -1;
 	}
-	if (old && *old)
-		ret = asprintf(&preload, "%s:%s", old, shim);
-	else
-		ret = asprintf(&preload, "%s", shim);
-	if (ret < 0)
+	if (run_env_append("LD_PRELOAD", run_env_user_preload(), shim) != 0)
 		return -1;
-	setenv("LD_PRELOAD", preload, 1);
-	free(preload);
 	setenv("PROFRUN_OUTPUT", outdir, 1);
 	setenv_number("PROFRUN_FREQ", o->freq);
 	if (o->stacks)
@@ -415,7 +405,7 @@ setup_child_environ(const char *shim, const char *outdir,
 	setenv_number("PROFRUN_STACK_SAMPLES", o->stack_samples);
 	if (o->exact_env)
 		setenv("PROFRUN_EXACT_ENV", "1", 1);
-	return 0;
+	return run_env_sanitizers();
 }
 
 unsigned cli_filled_std_fds;

@@ -252,6 +252,35 @@ def cleared_environments_are_profiled_unless_exact_env(tmp):
 
 
 @case
+def sanitized_programs_are_profiled(tmp):
+    """Programs built with -fsanitize=address (whose runtime refuses to
+    start unless it comes first in the library list) and
+    -fsanitize=undefined run under profrun as bare: the same output, no
+    word from the sanitizer, exit 0, and the 3:1 split of hot_a and hot_b.
+    An ASan program that a shell starts through env -i with ASAN_OPTIONS
+    of its own is profiled too."""
+    for name in ("split-asan", "split-ubsan"):
+        if not os.path.exists(wl(name)):
+            raise Skip(f"{name} was not built (the compiler lacks the sanitizer)")
+        bare = run([wl(name), "0.2", "3", "1"])
+        expect(bare.returncode == 0 and bare.stdout.startswith("split done"),
+               f"bare {name}: exit {bare.returncode} {bare.stderr!r}")
+    out, cp, rep = gathered(tmp, "asan.prof", lambda _, rep: [(sum(hot_ab(rep)), NEED)],
+                            lambda s: (wl("split-asan"), secs(s), "3", "1"))
+    expect(cp.stdout.startswith("split done") and cp.stderr == "",
+           f"split-asan under profrun: {cp.stdout!r} {cp.stderr!r}")
+    a, b = hot_ab(rep)
+    check_share(a, a + b, 0.75, "split-asan: hot_a vs hot_b")
+    for name, how in (("split-ubsan", f"{wl('split-ubsan')} 0.3 1 1"),
+                      ("split-asan", f"env -i ASAN_OPTIONS=detect_leaks=1 {wl('split-asan')} 0.3 1 1")):
+        out, cp = profrun(tmp, f"{name}-sh.prof", "sh", "-c", f"exec {how}")
+        spl = procs_of(report_json(out), name)
+        expect(cp.stdout.startswith("split done") and cp.stderr == "" and len(spl) == 1 and
+               spl[0]["complete"] and spl[0]["exit"] == 0 and spl[0]["samples"] > 0,
+               f"{how}: {spl} {cp.stderr!r}")
+
+
+@case
 def daemon_closing_descriptors_is_profiled(tmp):
     def attempt(seconds):
         out, cp = profrun(tmp, "dm.prof", wl("family"), "daemon", seconds, cwd=tmp)
