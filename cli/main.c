@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "run-env.h"
 
 struct subcommand {
 	const char *name;
@@ -43,18 +44,38 @@ fill_closed_std_fds(void)
 	}
 }
 
+/* Called by the dynamic linker before any constructor, even a preloaded
+ * library's: `profrun PROGRAM` with an LD_PRELOAD of the user's starts
+ * again without it (run-env.c).  The C library has not set environ yet. */
+static void
+before_constructors(int argc, char **argv, char **envp)
+{
+	if (environ == NULL)
+		environ = envp;
+	for (size_t i = 0;
+	     argc >= 2 && i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+		if (strcmp(argv[1], subcommands[i].name) == 0)
+			return;
+	run_env_restart(argv);
+}
+
+__attribute__((section(".preinit_array"), used)) static void (*const preinit)(
+	int, char **, char **) = before_constructors;
+
 int
 main(int argc, char **argv)
 {
 	size_t i;
 
-	fill_closed_std_fds();
-	if (argc >= 2) {
-		for (i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]);
-		     i++) {
-			if (strcmp(argv[1], subcommands[i].name) == 0)
-				return subcommands[i].run(argc - 1, argv + 1);
+	for (i = 0;
+	     argc >= 2 && i < sizeof(subcommands) / sizeof(subcommands[0]);
+	     i++) {
+		if (strcmp(argv[1], subcommands[i].name) == 0) {
+			fill_closed_std_fds();
+			return subcommands[i].run(argc - 1, argv + 1);
 		}
 	}
+	run_env_take_aside();
+	fill_closed_std_fds();
 	return cmd_run(argc, argv);
 }

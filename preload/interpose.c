@@ -23,7 +23,6 @@
 
 typedef pid_t (*fork_fn)(void);
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
-typedef int (*execv_fn)(const char *, char *const[]);
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 typedef int (*execveat_fn)(int, const char *, char *const[], char *const[],
 			   int);
@@ -33,7 +32,6 @@ typedef void (*exit_fn)(int);
 
 static fork_fn real_fork;
 static execve_fn real_execve, real_execvpe;
-static execv_fn real_execv, real_execvp;
 static fexecve_fn real_fexecve;
 static execveat_fn real_execveat;
 static signal_fn real_signal, real_bsd_signal, real_ssignal, real_sigset;
@@ -51,8 +49,6 @@ interpose_resolve_all(void)
 	REAL(fork);
 	REAL(execve);
 	REAL(execvpe);
-	REAL(execv);
-	REAL(execvp);
 	REAL(fexecve);
 	REAL(execveat);
 	REAL(signal);
@@ -111,10 +107,13 @@ _Exit(int status)
  * Each exec finishes the profile and switches profiling off first (the
  * timer survives exec, the handler does not), and restores both if the
  * exec fails.  In a vfork child nothing is touched: it shares the parent's
- * memory and has no timer of its own.  Async-signal-safe as execve is. */
+ * memory and has no timer of its own.  The environment passed on gets
+ * back the variables of ours it lacks (environ.c).  Async-signal-safe as
+ * execve is. */
 EXPORT int
 execve(const char *path, char *const argv[], char *const envp[])
 {
+	ENVIRON_FOR_EXEC(envp);
 	bool began = shim_exec_begin();
 	int r = CALL_REAL(execve, -1, path, argv, envp);
 
@@ -125,6 +124,7 @@ execve(const char *path, char *const argv[], char *const envp[])
 EXPORT int
 execvpe(const char *file, char *const argv[], char *const envp[])
 {
+	ENVIRON_FOR_EXEC(envp);
 	bool began = shim_exec_begin();
 	int r = CALL_REAL(execvpe, -1, file, argv, envp);
 
@@ -135,8 +135,10 @@ execvpe(const char *file, char *const argv[], char *const envp[])
 EXPORT int
 execv(const char *path, char *const argv[])
 {
+	char *const *envp = environ;
+	ENVIRON_FOR_EXEC(envp);
 	bool began = shim_exec_begin();
-	int r = CALL_REAL(execv, -1, path, argv);
+	int r = CALL_REAL(execve, -1, path, argv, envp);
 
 	shim_exec_failed(began);
 	return r;
@@ -145,8 +147,10 @@ execv(const char *path, char *const argv[])
 EXPORT int
 execvp(const char *file, char *const argv[])
 {
+	char *const *envp = environ;
+	ENVIRON_FOR_EXEC(envp);
 	bool began = shim_exec_begin();
-	int r = CALL_REAL(execvp, -1, file, argv);
+	int r = CALL_REAL(execvpe, -1, file, argv, envp);
 
 	shim_exec_failed(began);
 	return r;
@@ -155,6 +159,7 @@ execvp(const char *file, char *const argv[])
 EXPORT int
 fexecve(int fd, char *const argv[], char *const envp[])
 {
+	ENVIRON_FOR_EXEC(envp);
 	bool began = shim_exec_begin();
 	int r = CALL_REAL(fexecve, -1, fd, argv, envp);
 
@@ -166,6 +171,7 @@ EXPORT int
 execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
 	 int flags)
 {
+	ENVIRON_FOR_EXEC(envp);
 	bool began = shim_exec_begin();
 	int r = CALL_REAL(execveat, -1, dirfd, path, argv, envp, flags);
 

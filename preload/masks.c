@@ -294,13 +294,15 @@ signalfd(int fd, const sigset_t *mask, int flags)
 /* ---------------------------------------------------------------- spawn */
 /* What a posix_spawn child inherits of SIGPROF is what the program set:
  * SIG_IGN stays ignored (not our handler reset to SIG_DFL) and a blocked
- * view is blocked, unless ATTR sets them itself. */
+ * view is blocked, unless ATTR sets them itself.  Its environment gets
+ * back the variables of ours it lacks (environ.c). */
 static int
 spawn_as_viewed(posix_spawn_fn real_fn, pid_t *pid, const char *path,
 		const posix_spawn_file_actions_t *fa,
 		const posix_spawnattr_t *attr, char *const argv[],
 		char *const envp[])
 {
+	ENVIRON_FOR_EXEC(envp);
 	struct sigaction view;
 	short flags = 0;
 	sigset_t dfl;

@@ -35,6 +35,7 @@ static struct {
 	bool stacks;			/* copy call stacks */
 	uint32_t stack_size;		/* bytes per stack */
 	uint32_t stack_samples;		/* stacks kept per image */
+	bool exact_env;			/* exec environments left as made */
 	bool start_paused;		/* PROFRUN_START=paused */
 	int toggle_sig;			/* 0 = none */
 	uint64_t delay_ns, duration_ns; /* the CPU window, 0 = none */
@@ -65,6 +66,7 @@ static const struct setting {
 	{"PROFRUN_STACKS", SET_BOOL, &cfg.stacks},
 	{"PROFRUN_STACK_SIZE", SET_STACK, &cfg.stack_size},
 	{"PROFRUN_STACK_SAMPLES", SET_SLOTS, &cfg.stack_samples},
+	{"PROFRUN_EXACT_ENV", SET_BOOL, &cfg.exact_env},
 	{"PROFRUN_START", SET_START, &cfg.start_paused},
 	{"PROFRUN_TOGGLE_SIGNAL", SET_SIGNAL, &cfg.toggle_sig},
 	{"PROFRUN_DELAY", SET_SECONDS, &cfg.delay_ns},
@@ -612,6 +614,14 @@ shim_exec_begin(void)
 
 /* Async-signal-safe. */
 void
+shim_note_flag(uint32_t flag)
+{
+	if (g.hdr != NULL && g.state != SHIM_OFF)
+		__atomic_or_fetch(&g.hdr->flags, flag, __ATOMIC_RELAXED);
+}
+
+/* Async-signal-safe. */
+void
 shim_exec_failed(bool began)
 {
 	int saved = errno;
@@ -699,6 +709,7 @@ startup(int argc, char **argv)
 	if (g.hdr == NULL)
 		return;
 	masks_init();
+	environ_snapshot(cfg.exact_env);
 	shim_modules_changed();
 	on_exit(on_exit_hook, NULL);
 	pthread_atfork(on_fork_prepare, NULL, on_fork_child);

@@ -12,6 +12,7 @@
  *   masks.c   pthread_create, and the signal masks as the program sees them
  *   stacks.c  call stacks: registers and stack copied per sample (-g)
  *   altstack.c an alternate signal stack of ours per thread, sigaltstack()
+ *   environ.c our variables put back into environments passed to exec
  *   collect.h pure bucket, carry and PC-table arithmetic of the handler
  *
  * Every function states whether it is async-signal-safe.  Functions return
@@ -107,6 +108,32 @@ bool shim_exec_begin(void);
 /* After a failed exec: back to RUNNING and profiling again; errno is
  * preserved.  Async-signal-safe. */
 void shim_exec_failed(bool began);
+
+/* Set FLAG (enum profrun_flags) in this process's member, if it has one.
+ * Async-signal-safe. */
+void shim_note_flag(uint32_t flag);
+
+/* ---------------------------------------------------------------- environ.c */
+/* Keep the PROFRUN_* variables of the environment and the shim's own path
+ * (EXACT: PROFRUN_EXACT_ENV, never merge).  Not async-signal-safe. */
+void environ_snapshot(bool exact);
+
+/* Bytes an exec with ENVP needs for environ_merge (0: ENVP has every
+ * variable of ours, or must stay as it is, or would need too much).
+ * Async-signal-safe. */
+size_t environ_merge_size(char *const *envp);
+
+/* ENVP with the variables of ours it lacks put back, built in ROOM (SIZE
+ * bytes from environ_merge_size); ENVP itself when SIZE is 0.
+ * Async-signal-safe. */
+char *const *environ_merge(char *const *envp, void *room, size_t size);
+
+/* Declares room on the caller's stack and points ENVP (a variable) at the
+ * environment the exec is to pass.  Async-signal-safe. */
+#define ENVIRON_FOR_EXEC(envp)                                                 \
+	size_t envp##_room = environ_merge_size(envp);                         \
+	void *envp##_buf[envp##_room / sizeof(void *) + 1];                    \
+	envp = environ_merge(envp, envp##_buf, envp##_room)
 
 /* ---------------------------------------------------------------- interpose.c */
 /* Resolve the real_<fn> of the interposers that a signal handler, a vfork

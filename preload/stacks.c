@@ -6,12 +6,16 @@
  * unwinds them later with libdwfl, as perf does with --call-graph dwarf.
  * Nothing is unwound here, nothing is locked or allocated.
  *
- * The copy never reads past the thread's own stack: its bounds are
- * recorded outside the handler (the main thread's when the shim starts,
- * every other thread's when it starts through pthread_create).  A thread
- * whose bounds are unknown, or whose stack pointer is not inside them (a
- * handler on an alternate stack), is read with process_vm_readv on our
- * own pid, which fails instead of faulting.
+ * The copy never faults: it goes through process_vm_readv on our own pid,
+ * which stops short at a page that cannot be read (a guard page of a
+ * coroutine stack carved out of the thread's, a page the program
+ * protected, the end of a stack mmapped elsewhere) where a load would
+ * raise SIGSEGV.  It never reads past the thread's own stack when the
+ * stack pointer is inside it (the bounds are recorded outside the
+ * handler: the main thread's when the shim starts, every other thread's
+ * when it starts through pthread_create); elsewhere (a coroutine's stack,
+ * a handler on an alternate stack) it reads stack_max bytes or up to the
+ * first unreadable page.
  *
  * Slots: the first slot_count samples take one each; sample n after them
  * replaces slot j for a j drawn uniformly in [0, n] when j < slot_count
@@ -155,25 +159,6 @@ draw(uint64_t n)
 
 #define PAGE 4096u
 
-/* Copy N bytes: no library call in the handler (and no loop the compiler
- * turns into one).  Async-signal-safe. */
-static inline void
-copy_bytes(void *dst, const void *src, size_t n)
-{
-#if defined(__x86_64__)
-	__asm__ volatile("rep movsb"
-			 : "+D"(dst), "+S"(src), "+c"(n)
-			 :
-			 : "memory");
-#else
-	volatile unsigned char *d = dst;
-	const unsigned char *s = src;
-
-	while (n--)
-		*d++ = *s++;
-#endif
-}
-
 /* Copy LEN stack bytes at SP into DST with process_vm_readv, a page at a
  * time so that a read ending in an unmapped page keeps what came before
  * it.  Returns the bytes copied.  Async-signal-safe. */
@@ -256,17 +241,14 @@ stacks_record(void *ctx, uint32_t count, uint32_t gen)
 	}
 	sp = (uintptr_t)regs[7];
 	want = a->stack_max;
-	if (t_hi != 0 && sp >= t_lo && sp < t_hi) {
-		len = t_hi - sp < want ? t_hi - sp : want;
-		copy_bytes(s + 1, (const void *)sp, len);
-	} else {
-		len = copy_checked(s + 1, sp, want);
-		if (len == 0)
-			__atomic_add_fetch(&a->failed, 1, __ATOMIC_RELAXED);
-	}
+	if (t_hi != 0 && sp >= t_lo && sp < t_hi && t_hi - sp < want)
+		want = t_hi - sp;
+	len = copy_checked(s + 1, sp, want);
+	if (len == 0)
+		__atomic_add_fetch(&a->failed, 1, __ATOMIC_RELAXED);
 	s->tid = (int32_t)syscall(SYS_gettid);
 	s->size = (uint32_t)len;
-	s->flags = len == want ? PROFRUN_STACK_PARTIAL : 0;
+	s->flags = len == a->stack_max ? PROFRUN_STACK_PARTIAL : 0;
 	s->count = count;
 	s->gen = gen;
 	s->seq = seq;

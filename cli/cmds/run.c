@@ -25,6 +25,7 @@
 #include "options.h"
 #include "profrun/member-name.h"
 #include "program.h"
+#include "run-env.h"
 #include "run-pause.h"
 #include "run.h"
 
@@ -41,6 +42,7 @@ struct run_opts {
 	bool stacks;	    /* -g */
 	long stack_size;    /* 0 = the shim's default */
 	long stack_samples; /* likewise */
+	bool exact_env;	    /* --exact-env */
 	struct report_opts report;
 	bool top_given; /* --top, else RUN_DEFAULT_TOP for text */
 	struct pause_opts pause;
@@ -71,6 +73,10 @@ static const char run_usage[] =
 	"                      at most 65536; deep C++/Rust stacks want 16384-32768)\n"
 	"      --stack-samples N  stacks kept per process (default 2048; past them a\n"
 	"                      uniform random sample is kept; 8.4 KiB of disk each)\n"
+	"      --exact-env     leave the environment a process passes to exec or\n"
+	"                      posix_spawn as it made it, even when it lacks\n"
+	"                      LD_PRELOAD and PROFRUN_* (env -i): that program is\n"
+	"                      not profiled (default: they are put back)\n"
 	"      --top N         print at most N functions (default 25; 'all')\n"
 	"      --format FMT    report format: text (default) or json\n"
 	"      --callers FUNC  report who calls FUNC instead of the flat table\n"
@@ -85,13 +91,15 @@ static const char run_usage[] =
 	"  diff                compare two profiles; exit 1 on a regression (profrun diff --help)\n"
 	"\n"
 	"Exit status:\n"
-	"  PROGRAM's own exit status, or 128+N if it was killed by signal N;\n"
+	"  PROGRAM's own exit status; if PROGRAM was killed by a signal, profrun\n"
+	"  writes its report, then dies of the same signal (no core dump of its own);\n"
 	"  126 if PROGRAM cannot be executed or is statically linked;\n"
 	"  127 if PROGRAM is not found;\n"
 	"  1   if profrun itself failed before starting PROGRAM;\n"
 	"  64  on a bad command line.\n"
 	"\n"
-	"Environment: PROFRUN_SHIM overrides the shim's location.\n"
+	"Environment: PROFRUN_SHIM overrides the shim's location; an LD_PRELOAD of\n"
+	"your own applies to PROGRAM only, never to profrun itself.\n"
 	"\n"
 	"A program can pause and resume sampling itself, with no library to link:\n"
 	"#include <profrun/profrun.h> and call profrun_pause() and profrun_resume().\n"
@@ -151,6 +159,9 @@ run_option(int c, struct run_opts *o)
 			"--stack-samples: '%s' is not a count between 1 and 1048576",
 			optarg);
 		return EXIT_USAGE;
+	case 'E':
+		o->exact_env = true;
+		return -1;
 	case 't':
 		o->top_given = true;
 		o->report.top = strcmp(optarg, "all") == 0
@@ -195,6 +206,7 @@ parse_run_opts(int argc, char **argv, struct run_opts *o)
 		{"call-graph", no_argument, NULL, 'g'},
 		{"stack-size", required_argument, NULL, 'S'},
 		{"stack-samples", required_argument, NULL, 'N'},
+		{"exact-env", no_argument, NULL, 'E'},
 		{"top", required_argument, NULL, 't'},
 		{"format", required_argument, NULL, 'f'},
 		CALLS_OPTIONS,
@@ -400,31 +412,23 @@ static int
 setup_child_environ(const char *shim, const char *outdir,
 		    const struct run_opts *o)
 {
-	const char *old = getenv("LD_PRELOAD");
-	char *preload;
-	int ret;
-
 	if (strpbrk(shim, ": ")) {
 		cli_error(
 			"%s: the shim's path contains ':' or ' ', which LD_PRELOAD cannot carry",
 			shim);
 		return -1;
 	}
-	if (old && *old)
-		ret = asprintf(&preload, "%s:%s", old, shim);
-	else
-		ret = asprintf(&preload, "%s", shim);
-	if (ret < 0)
+	if (run_env_append("LD_PRELOAD", run_env_user_preload(), shim) != 0)
 		return -1;
-	setenv("LD_PRELOAD", preload, 1);
-	free(preload);
 	setenv("PROFRUN_OUTPUT", outdir, 1);
 	setenv_number("PROFRUN_FREQ", o->freq);
 	if (o->stacks)
 		setenv("PROFRUN_STACKS", "1", 1);
 	setenv_number("PROFRUN_STACK_SIZE", o->stack_size);
 	setenv_number("PROFRUN_STACK_SAMPLES", o->stack_samples);
-	return 0;
+	if (o->exact_env)
+		setenv("PROFRUN_EXACT_ENV", "1", 1);
+	return run_env_sanitizers();
 }
 
 unsigned cli_filled_std_fds;
@@ -480,6 +484,9 @@ set_forwarding(bool on)
 	}
 }
 
+/* The signal that ended the program, 0 if it exited. */
+static int program_signal;
+
 static int
 wait_status(pid_t pid)
 {
@@ -491,9 +498,37 @@ wait_status(pid_t pid)
 	while (r < 0 && errno == EINTR);
 	if (r < 0)
 		return 1;
-	if (WIFSIGNALED(status))
+	if (WIFSIGNALED(status)) {
+		program_signal = WTERMSIG(status);
 		return 128 + WTERMSIG(status);
+	}
 	return WEXITSTATUS(status);
+}
+
+/* End as the program ended: of the signal that killed it, with no core
+ * dump of profrun's own, so that whoever waits for profrun (a shell loop
+ * stopped by ^C, a build tool) sees what it would see without profrun.
+ * Returns STATUS when the program exited, or the signal did not end us. */
+static int
+end_like_the_program(int status)
+{
+	struct sigaction dfl = {.sa_handler = SIG_DFL};
+	struct rlimit core;
+	sigset_t set;
+
+	if (program_signal == 0)
+		return status;
+	fflush(NULL);
+	if (getrlimit(RLIMIT_CORE, &core) == 0) {
+		core.rlim_cur = 0;
+		setrlimit(RLIMIT_CORE, &core);
+	}
+	sigaction(program_signal, &dfl, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, program_signal);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(program_signal);
+	return status;
 }
 
 /* vfork and execve: the program inherits exactly this process's signal
@@ -552,7 +587,7 @@ run_unprofiled(const char *prog, char **argv)
 		"%s: set-user-ID or set-group-ID program: it runs, but is not profiled",
 		argv[0]);
 	spawn(prog, argv, &status);
-	return status;
+	return end_like_the_program(status);
 }
 
 /* The members in the run directory DIR: how many, and whether one is
@@ -646,5 +681,5 @@ cmd_run(int argc, char **argv)
 	if (spawn(prog, argv, &status) != 0)
 		return status;
 	after_run(&o, outdir, o.output == defout);
-	return status;
+	return end_like_the_program(status);
 }

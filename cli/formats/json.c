@@ -258,6 +258,12 @@ json_process(const struct report *r, const struct proc *pr)
 				      : NULL);
 	json_object_object_add(o, "stopped_early",
 			       json_string_or_null(report_stop_why(p)));
+	json_object_object_add(
+		o, "exec_environment",
+		json_string_or_null(
+			p->hdr.flags & PROFRUN_F_ENV_RESTORED ? "restored"
+			: p->hdr.flags & PROFRUN_F_ENV_LEFT   ? "left"
+							      : NULL));
 	json_cpu(o, p);
 	json_object_object_add(o, "pause", json_pause(p));
 	if (p->has_threads)

@@ -444,6 +444,17 @@ report_problems(const struct profile *p, bool with_state,
 			 (unsigned long long)p->hdr.wraps_lost);
 		fn(ctx, buf);
 	}
+	if (p->hdr.flags & PROFRUN_F_ENV_RESTORED)
+		fn(ctx,
+		   "note: it started a program with an environment lacking profrun's variables; they were put back (--exact-env leaves it as made)");
+	if (p->hdr.flags & PROFRUN_F_ENV_LEFT)
+		fn(ctx,
+		   "note: it started a program with an environment lacking profrun's variables, left as made (--exact-env): that program is not profiled");
+	if (p->stacks_note) {
+		snprintf(buf, sizeof(buf), "call stacks not read: %s",
+			 p->stacks_note);
+		fn(ctx, buf);
+	}
 	if (p->note && !(p->hdr.flags & PROFRUN_F_STOPPED)) {
 		snprintf(buf, sizeof(buf), "note: %s", p->note);
 		fn(ctx, buf);

@@ -82,6 +82,12 @@ enum profrun_flags {
 	PROFRUN_F_RIVAL_PROFIL = 1u << 4,  /* program called profil() */
 	PROFRUN_F_STOPPED = 1u << 5,	   /* profiling switched off early */
 	PROFRUN_F_PC_OVERFLOW = 1u << 6,   /* PC table full; see pcs_lost */
+	PROFRUN_F_ENV_RESTORED = 1u << 7,  /* LD_PRELOAD or PROFRUN_* put back
+					    * into an environment the process
+					    * passed to exec or posix_spawn */
+	PROFRUN_F_ENV_LEFT = 1u << 8,	   /* such an environment left as it
+					    * was (PROFRUN_EXACT_ENV): that
+					    * image is not profiled */
 };
 
 /* header.modules[].kind */

@@ -267,20 +267,51 @@ def exit_status_and_stdout_are_the_programs(tmp):
 
 
 @case
-def signal_death_exits_128_plus_n(tmp):
+def signal_death_ends_profrun_by_the_same_signal(tmp):
+    # profrun writes the profile, then dies of the program's signal (no
+    # core dump of its own: SIGSEGV's core is the program's business)
     for sig in (signal.SIGTERM, signal.SIGSEGV, signal.SIGUSR1):
         out = os.path.join(tmp, f"s{int(sig)}.prof")
         cp = run([PROFRUN, "-q", "-o", out, wl("outcome"), f"signal:{int(sig)}", "0.2"])
-        expect(cp.returncode == 128 + sig, f"signal {sig}: profrun exited {cp.returncode}")
+        expect(cp.returncode == -sig, f"signal {sig}: profrun ended with {cp.returncode}")
         rep = report_json(out)
         expect(rep["complete"] is False, f"signal {sig}: a killed run is marked complete")
+
+
+@case
+def sigint_death_stops_a_shell_loop(tmp):
+    """^C (SIGINT to the whole process group) in a shell loop: the shell
+    ends the loop only when its child died of SIGINT (a child that exited,
+    even with 130, is taken to have handled it).  Bare and under profrun
+    alike, the loop stops at its first round and the shell dies of SIGINT."""
+    out = os.path.join(tmp, "int.prof")
+    for how in ("", f"'{PROFRUN}' -q -o '{out}' --"):
+        loop = (f"for i in 1 2 3; do {how} sh -c 'echo ready; exec sleep 30'; "
+                "echo after $i; done")
+        p = subprocess.Popen(["bash", "-c", loop], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            line = p.stdout.readline()
+            expect(line == "ready\n", f"{how or 'bare'}: the loop said {line!r}")
+            time.sleep(0.2)
+            os.killpg(p.pid, signal.SIGINT)
+            rest, err = p.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            raise Failure(f"{how or 'bare'}: the loop went on after SIGINT") from None
+        finally:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.communicate()
+        expect("after" not in rest and p.returncode == -signal.SIGINT,
+               f"{how or 'bare'}: the loop went on: shell ended with {p.returncode}, "
+               f"printed {rest!r}, {err!r}")
 
 
 @case
 def abort_and_underscore_exit_leave_readable_profiles(tmp):
     # abort() is cut short; _exit() and _Exit() end the program normally,
     # without exit handlers (shells end this way): complete, with the status
-    for mode, status, complete in (("abort", 128 + signal.SIGABRT, False),
+    for mode, status, complete in (("abort", -signal.SIGABRT, False),
                                    ("_exit:7", 7, True), ("_Exit:9", 9, True)):
         _, rep = record_outcome(os.path.join(tmp, "a.prof"), mode, NEED / 4, status)
         expect(rep["complete"] is complete, f"{mode}: complete is {rep['complete']}")
@@ -306,7 +337,7 @@ def sigkill_mid_run_profile_survives(tmp):
             if p.poll() is None:
                 p.kill()
             p.communicate()
-        expect(p.returncode == 128 + signal.SIGKILL, f"profrun exited {p.returncode}")
+        expect(p.returncode == -signal.SIGKILL, f"profrun ended with {p.returncode}")
         rep = report_json(out)
         return rep, [(rep["samples"]["main"], NEED)]
     rep = gather(attempt, cpu_for(NEED))

@@ -207,6 +207,80 @@ def vfork_and_posix_spawn_are_profiled(tmp):
 
 
 @case
+def cleared_environments_are_profiled_unless_exact_env(tmp):
+    """env -i, execve and posix_spawn with an environment of the program's
+    own, clearenv() then execv: each child lacks LD_PRELOAD and PROFRUN_*,
+    which the shim puts back, so the child is profiled (its CPU time, at the
+    tick's rate, within e2e.check_count's tolerance) and still sees the
+    variable it was given; the parent's report notes it.  With --exact-env
+    the child runs unprofiled and the report says that too."""
+    split_seconds = 0.3
+    check = ("test \"$OWNENV\" = 1 && exec " + wl("split") + " " +
+             secs(split_seconds) + " 1 1")
+    out, cp = profrun(tmp, "envi.prof", "env", "-i", "OWNENV=1", "sh", "-c", check)
+    rep = report_json(out)
+    spl, env = procs_of(rep, "split"), procs_of(rep, "env")
+    expect(len(spl) == 1 and spl[0]["complete"] and spl[0]["exit"] == 0,
+           f"env -i: the program is not profiled: {rep['processes']}")
+    check_count(spl[0]["samples"], spl[0]["cpu_profiled_seconds"], e2e.sample_rate(1000),
+                "env -i: split")
+    expect(len(env) == 1 and env[0]["exec_environment"] == "restored",
+           f"env -i: not noted as restored: {env}")
+    cp = run([PROFRUN, "report", out])
+    expect("were put back" in cp.stderr + cp.stdout, f"the report does not say so: {cp.stderr!r}")
+
+    out, cp = profrun(tmp, "own.prof", wl("family"), "ownenv", "/bin/sh", "-c", check)
+    rep = report_json(out)
+    spl, fam = procs_of(rep, "split"), procs_of(rep, "family")
+    expect(cp.stdout.count("split done") == 3 and cp.stdout.count(": exit 0") == 3,
+           f"ownenv: program output {cp.stdout!r}")
+    expect(len(spl) == 3 and all(p["complete"] and p["exit"] == 0 and p["samples"] > 0
+                                 for p in spl),
+           f"ownenv: children not all profiled: {rep['processes']}")
+    # the parent (vfork+execve, posix_spawn) and its fork child (execv)
+    expect(len(fam) == 2 and all(p["exec_environment"] == "restored" for p in fam),
+           f"ownenv: the parent and its fork child do not note it: {fam}")
+
+    out = os.path.join(tmp, "exact.prof")
+    cp = run([PROFRUN, "--exact-env", "-o", out, "--", "env", "-i", "OWNENV=1", "sh", "-c", check])
+    expect(cp.returncode == 0 and "split done" in cp.stdout, f"--exact-env: {cp.stderr!r}")
+    rep = report_json(out)
+    expect(not procs_of(rep, "split") and
+           [p["exec_environment"] for p in procs_of(rep, "env")] == ["left"],
+           f"--exact-env: {rep['processes']}")
+    expect("not profiled" in cp.stderr, f"--exact-env: the report does not say so: {cp.stderr!r}")
+
+
+@case
+def sanitized_programs_are_profiled(tmp):
+    """Programs built with -fsanitize=address (whose runtime refuses to
+    start unless it comes first in the library list) and
+    -fsanitize=undefined run under profrun as bare: the same output, no
+    word from the sanitizer, exit 0, and the 3:1 split of hot_a and hot_b.
+    An ASan program that a shell starts through env -i with ASAN_OPTIONS
+    of its own is profiled too."""
+    for name in ("split-asan", "split-ubsan"):
+        if not os.path.exists(wl(name)):
+            raise Skip(f"{name} was not built (the compiler lacks the sanitizer)")
+        bare = run([wl(name), "0.2", "3", "1"])
+        expect(bare.returncode == 0 and bare.stdout.startswith("split done"),
+               f"bare {name}: exit {bare.returncode} {bare.stderr!r}")
+    out, cp, rep = gathered(tmp, "asan.prof", lambda _, rep: [(sum(hot_ab(rep)), NEED)],
+                            lambda s: (wl("split-asan"), secs(s), "3", "1"))
+    expect(cp.stdout.startswith("split done") and cp.stderr == "",
+           f"split-asan under profrun: {cp.stdout!r} {cp.stderr!r}")
+    a, b = hot_ab(rep)
+    check_share(a, a + b, 0.75, "split-asan: hot_a vs hot_b")
+    for name, how in (("split-ubsan", f"{wl('split-ubsan')} 0.3 1 1"),
+                      ("split-asan", f"env -i ASAN_OPTIONS=detect_leaks=1 {wl('split-asan')} 0.3 1 1")):
+        out, cp = profrun(tmp, f"{name}-sh.prof", "sh", "-c", f"exec {how}")
+        spl = procs_of(report_json(out), name)
+        expect(cp.stdout.startswith("split done") and cp.stderr == "" and len(spl) == 1 and
+               spl[0]["complete"] and spl[0]["exit"] == 0 and spl[0]["samples"] > 0,
+               f"{how}: {spl} {cp.stderr!r}")
+
+
+@case
 def daemon_closing_descriptors_is_profiled(tmp):
     def attempt(seconds):
         out, cp = profrun(tmp, "dm.prof", wl("family"), "daemon", seconds, cwd=tmp)

@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -243,7 +244,7 @@ def sigkill_mid_run_keeps_committed_stacks(tmp):
         if p.poll() is None:
             p.kill()
         p.communicate()
-    expect(p.returncode == 128 + signal.SIGKILL, f"profrun exited {p.returncode}")
+    expect(p.returncode == -signal.SIGKILL, f"profrun ended with {p.returncode}")
     rep = report_json(out)
     expect(rep["complete"] is False, "a SIGKILLed run is marked complete")
     st = folded(out)
@@ -393,6 +394,30 @@ def profile_without_stacks_refuses_stack_views(tmp):
     rec = record(tmp, "st.prof", "ratio", "0.3")
     cp = run([PROFRUN, "report", "--callers", "no_such_function", rec])
     one_line_error(cp, "--callers of an unknown function")
+
+
+@case
+def stacks_of_another_architecture_are_said(tmp):
+    """A stack area whose registers are another CPU's (its arch field says
+    EM_AARCH64) cannot be unwound here: the flat profile still reads, and
+    the report says in one line why the stacks are missing."""
+    out = record(tmp, "arch.prof", "ratio", "0.3")
+    (member,) = [os.path.join(out, m) for m in os.listdir(out)]
+    with open(member, "r+b") as f:
+        b = bytearray(f.read())
+        regions_off, nregions = struct.unpack_from("<QI", b, 384)
+        areas = [struct.unpack_from("<IHHQQ", b, regions_off + 24 * i)[3]
+                 for i in range(nregions)
+                 if struct.unpack_from("<I", b, regions_off + 24 * i)[0] == 10]
+        expect(len(areas) == 1, f"stack areas {areas}")
+        struct.pack_into("<I", b, areas[0] + 12, 183)  # EM_AARCH64
+        f.seek(0)
+        f.write(b)
+    cp = run([PROFRUN, "report", out])
+    expect(cp.returncode == 0 and re.search(r"^leaf\b|\bleaf\b", cp.stdout + cp.stderr, re.M),
+           f"flat report: exit {cp.returncode}: {cp.stderr!r}")
+    said = [ln for ln in (cp.stdout + cp.stderr).splitlines() if "another architecture" in ln]
+    expect(len(said) == 1, f"the report does not say why stacks are missing: {cp.stdout!r} {cp.stderr!r}")
 
 
 if __name__ == "__main__":

@@ -20,11 +20,16 @@
  *   spawn PROG ARGS...  vfork+execv, posix_spawn and posix_spawnp PROG
  *                       (and a vfork child that _exit()s with 5)
  *   daemon S            double fork, setsid, chdir /, close every
- *                       descriptor, then burn S s in daemon_hot */
+ *                       descriptor, then burn S s in daemon_hot
+ *   ownenv PROG ARGS... runs PROG with an environment of its own making
+ *                       (only OWNENV=1): vfork+execve with it, posix_spawn
+ *                       with it, then clearenv(), setenv and fork+execv;
+ *                       each child must see OWNENV=1 */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -199,39 +204,54 @@ mode_many(char **argv)
 	return ok == n ? 0 : 1;
 }
 
+/* Reap PID and print "WHAT: exit N"; 1 when N is not WANT. */
 static int
-mode_spawn(char **argv)
+outcome(const char *what, pid_t pid, int want)
 {
-	int bad = 0, st;
+	int st = reap(pid);
+
+	printf("%s: exit %d\n", what, st);
+	return st != want;
+}
+
+/* vfork, then (EXEC true) execve ARGV with ENVP or _exit(5) (a child that
+ * ends without exec, in our memory); reaped and printed as WHAT. */
+static int
+vforked(const char *what, bool exec, char **argv, char **envp)
+{
 	pid_t pid = vfork();
 
 	if (pid < 0)
 		return perror("vfork"), 1;
 	if (pid == 0) {
-		execv(argv[0], argv);
-		_exit(127);
+		if (exec)
+			execve(argv[0], argv, envp);
+		_exit(exec ? 127 : 5);
 	}
-	st = reap(pid);
-	printf("vfork: exit %d\n", st);
-	bad += st != 0;
-	pid = vfork(); /* a child that ends without exec, in our memory */
-	if (pid < 0)
-		return perror("vfork"), 1;
-	if (pid == 0)
-		_exit(5);
-	st = reap(pid);
-	printf("vfork+_exit: exit %d\n", st);
-	bad += st != 5;
-	if ((errno = posix_spawn(&pid, argv[0], NULL, NULL, argv, environ)))
-		return perror("posix_spawn"), 1;
-	st = reap(pid);
-	printf("posix_spawn: exit %d\n", st);
-	bad += st != 0;
-	if ((errno = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ)))
-		return perror("posix_spawnp"), 1;
-	st = reap(pid);
-	printf("posix_spawnp: exit %d\n", st);
-	bad += st != 0;
+	return outcome(what, pid, exec ? 0 : 5);
+}
+
+/* posix_spawn or posix_spawnp (P) ARGV with ENVP, reaped and printed. */
+static int
+spawned(const char *what, bool p, char **argv, char **envp)
+{
+	pid_t pid;
+
+	errno = (p ? posix_spawnp : posix_spawn)(&pid, argv[0], NULL, NULL,
+						  argv, envp);
+	if (errno)
+		return perror(what), 1;
+	return outcome(what, pid, 0);
+}
+
+static int
+mode_spawn(char **argv)
+{
+	int bad = vforked("vfork", true, argv, environ);
+
+	bad += vforked("vfork+_exit", false, argv, environ);
+	bad += spawned("posix_spawn", false, argv, environ);
+	bad += spawned("posix_spawnp", true, argv, environ);
 	return bad ? 1 : 0;
 }
 
@@ -262,6 +282,27 @@ mode_daemon(char **argv)
 	exit(0);
 }
 
+static int
+mode_ownenv(char **argv)
+{
+	char *own[] = {"OWNENV=1", NULL};
+	int bad = vforked("execve own envp", true, argv, own);
+	pid_t pid;
+
+	bad += spawned("posix_spawn own envp", false, argv, own);
+	if (clearenv() != 0 || setenv("OWNENV", "1", 1) != 0)
+		return perror("clearenv"), 1;
+	pid = fork();
+	if (pid < 0)
+		return perror("fork"), 1;
+	if (pid == 0) {
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	bad += outcome("clearenv+execv", pid, 0);
+	return bad ? 1 : 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -273,7 +314,7 @@ main(int argc, char **argv)
 		{ "fork", 3, mode_fork },	  { "forkexec", 2, mode_forkexec },
 		{ "chain", 3, mode_chain },	  { "execfail", 1, mode_execfail },
 		{ "many", 2, mode_many },	  { "spawn", 1, mode_spawn },
-		{ "daemon", 1, mode_daemon },
+		{ "daemon", 1, mode_daemon },	  { "ownenv", 1, mode_ownenv },
 	};
 
 	setvbuf(stdout, NULL, _IONBF, 0);

@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cleared environments.  A program that execs with an environment of its
+ * own making (env -i, execve with its own envp, posix_spawn with an
+ * explicit envp, clearenv() then exec) would start an image without
+ * LD_PRELOAD and the PROFRUN_* settings: unprofiled, and unseen.  The
+ * settings this process started with are kept here, and the exec
+ * interposers put back those the new environment lacks (as uftrace's
+ * libmcount does in merge_envp): the shim added to an LD_PRELOAD that
+ * lacks it, each PROFRUN_* variable whose name is missing, and (when this
+ * process had it) the ASAN_OPTIONS flag that lets a program built with
+ * -fsanitize=address start with the shim preloaded.  With
+ * PROFRUN_EXACT_ENV (profrun --exact-env) the environment is left as the
+ * program made it.  Either way the member records what happened
+ * (PROFRUN_F_ENV_RESTORED, PROFRUN_F_ENV_LEFT).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shim.h"
+
+#define ENV_MAX_VARS   32
+#define ASAN_FLAG_NAME "verify_asan_link_order="
+#define ASAN_FLAG      ASAN_FLAG_NAME "0"
+
+#define ENV_MAX_ROOM (256u * 1024) /* stack bytes a merge may take */
+
+extern char **environ;
+
+static struct {
+	bool on;	/* variables kept: merging (or noting) is possible */
+	bool exact;	/* PROFRUN_EXACT_ENV: note, never merge */
+	bool asan_flag; /* ASAN_OPTIONS held ASAN_FLAG at start */
+	size_t n;
+	const char *vars[ENV_MAX_VARS]; /* "NAME=value", in buf */
+	char shim[PATH_MAX];		/* our own path */
+	char buf[4 * PATH_MAX];
+} ev;
+
+/* Not async-signal-safe (dladdr). */
+void
+environ_snapshot(bool exact)
+{
+	Dl_info info;
+	size_t used = 0;
+	const char *opts;
+
+	if (dladdr((void *)environ_snapshot, &info) == 0 ||
+	    info.dli_fname == NULL || info.dli_fname[0] != '/' ||
+	    strlen(info.dli_fname) >= sizeof(ev.shim) ||
+	    strpbrk(info.dli_fname, ": "))
+		return;
+	strcpy(ev.shim, info.dli_fname);
+	for (char **e = environ; e && *e && ev.n < ENV_MAX_VARS; e++) {
+		size_t len = strlen(*e) + 1;
+
+		if (strncmp(*e, "PROFRUN_", 8) != 0 ||
+		    used + len > sizeof(ev.buf))
+			continue;
+		memcpy(ev.buf + used, *e, len);
+		ev.vars[ev.n++] = ev.buf + used;
+		used += len;
+	}
+	opts = getenv("ASAN_OPTIONS");
+	ev.asan_flag = opts && strstr(opts, ASAN_FLAG) != NULL;
+	ev.exact = exact;
+	ev.on = true;
+}
+
+/* Length of the name of VAR ("NAME=value").  Async-signal-safe. */
+static size_t
+name_len(const char *var)
+{
+	const char *eq = strchr(var, '=');
+
+	return eq ? (size_t)(eq - var) : strlen(var);
+}
+
+/* The entry of ENVP named like VAR, or NULL.  Async-signal-safe. */
+static const char *
+find(char *const *envp, const char *var)
+{
+	size_t n = name_len(var);
+
+	for (; envp && *envp; envp++)
+		if (strncmp(*envp, var, n) == 0 && (*envp)[n] == '=')
+			return *envp;
+	return NULL;
+}
+
+/* True when the list LIST (':' or ' ' separated) holds ITEM.
+ * Async-signal-safe. */
+static bool
+list_has(const char *list, const char *item)
+{
+	size_t n = strlen(item);
+
+	for (const char *p = list; *p;) {
+		size_t len = strcspn(p, ": ");
+
+		if (len == n && strncmp(p, item, n) == 0)
+			return true;
+		p += len;
+		p += *p != '\0';
+	}
+	return false;
+}
+
+/* True when the sanitizer options OPTS set FLAG ("name=value") to
+ * anything: a choice of the program's.  Async-signal-safe. */
+static bool
+option_set(const char *opts, const char *flag)
+{
+	return strstr(opts, flag) != NULL;
+}
+
+/* The list variables an environment must hold an item of ours in: the
+ * shim in LD_PRELOAD; in ASAN_OPTIONS, when the process started with it,
+ * the flag that lets an ASan runtime start after the shim. */
+enum { LIST_PRELOAD, LIST_ASAN, LIST_COUNT };
+
+static const struct list_var {
+	const char *prefix; /* "NAME=" */
+	bool (*has)(const char *value, const char *item);
+} lists[LIST_COUNT] = {
+	[LIST_PRELOAD] = {"LD_PRELOAD=", list_has},
+	[LIST_ASAN] = {"ASAN_OPTIONS=", option_set},
+};
+
+/* The item of list I to put in, or NULL when it needs none.
+ * Async-signal-safe. */
+static const char *
+list_item(int i)
+{
+	if (i == LIST_PRELOAD)
+		return ev.shim;
+	return ev.asan_flag ? ASAN_FLAG : NULL;
+}
+
+/* Bytes of the new entry of list I that ENVP needs, or 0 when none.
+ * Async-signal-safe. */
+static size_t
+list_lacking(char *const *envp, int i)
+{
+	const char *item = list_item(i), *old;
+	size_t plen = strlen(lists[i].prefix);
+
+	if (item == NULL)
+		return 0;
+	old = find(envp, lists[i].prefix);
+	if (old == NULL || old[plen] == '\0')
+		return plen + strlen(item) + 1;
+	if (lists[i].has(old + plen, i == LIST_PRELOAD ? item : ASAN_FLAG_NAME))
+		return 0;
+	return strlen(old) + 1 + strlen(item) + 1;
+}
+
+/* The bytes of new list entries ENVP needs (one length each into LEN),
+ * and how many PROFRUN_* variables it lacks into *MISSING.
+ * Async-signal-safe. */
+static size_t
+lacking(char *const *envp, size_t len[LIST_COUNT], size_t *missing)
+{
+	size_t total = 0;
+
+	*missing = 0;
+	for (size_t i = 0; i < ev.n; i++)
+		*missing += find(envp, ev.vars[i]) == NULL;
+	for (int i = 0; i < LIST_COUNT; i++)
+		total += len[i] = list_lacking(envp, i);
+	return total;
+}
+
+/* Async-signal-safe. */
+size_t
+environ_merge_size(char *const *envp)
+{
+	size_t len[LIST_COUNT], missing, bytes, count = 0, room;
+
+	if (!ev.on)
+		return 0;
+	bytes = lacking(envp, len, &missing);
+	if (bytes == 0 && missing == 0)
+		return 0;
+	if (ev.exact) {
+		shim_note_flag(PROFRUN_F_ENV_LEFT);
+		return 0;
+	}
+	while (envp && envp[count])
+		count++;
+	room = (count + missing + LIST_COUNT + 1) * sizeof(char *) + bytes;
+	return room <= ENV_MAX_ROOM ? room : 0;
+}
+
+/* The new entry of list I into AT (LEN bytes): the old value OLD (NULL:
+ * none) with ITEM appended.  Async-signal-safe. */
+static char *
+list_entry(char *at, int i, const char *old)
+{
+	size_t plen = strlen(lists[i].prefix);
+
+	if (old && old[plen])
+		strcpy(at, old);
+	else
+		strcpy(at, lists[i].prefix);
+	if (at[plen])
+		strcat(at, ":");
+	strcat(at, list_item(i));
+	return at;
+}
+
+/* True when E is the entry of a list that gets a new one.
+ * Async-signal-safe. */
+static bool
+replaced(const char *e, char *const *envp, const size_t len[LIST_COUNT])
+{
+	for (int i = 0; i < LIST_COUNT; i++)
+		if (len[i] && e == find(envp, lists[i].prefix))
+			return true;
+	return false;
+}
+
+/* Async-signal-safe. */
+char *const *
+environ_merge(char *const *envp, void *room, size_t size)
+{
+	char **out = room, *at = (char *)room + size;
+	size_t len[LIST_COUNT], missing, n = 0;
+
+	if (size == 0)
+		return envp;
+	lacking(envp, len, &missing);
+	for (char *const *e = envp; e && *e; e++)
+		if (!replaced(*e, envp, len))
+			out[n++] = *e;
+	for (size_t i = 0; i < ev.n; i++)
+		if (find(envp, ev.vars[i]) == NULL)
+			out[n++] = (char *)ev.vars[i];
+	for (int i = 0; i < LIST_COUNT; i++) {
+		if (len[i] == 0)
+			continue;
+		at -= len[i];
+		out[n++] = list_entry(at, i, find(envp, lists[i].prefix));
+	}
+	out[n] = NULL;
+	shim_note_flag(PROFRUN_F_ENV_RESTORED);
+	return out;
+}
