@@ -47,9 +47,8 @@ report_text_processes(const struct report *r, FILE *out)
 						 : 0.0);
 		else
 			fprintf(out, "%4zu %9s %7s ", i + 1, "?", "?");
-		fprintf(out, "%10" PRIu64 " %8d  %s\n",
-			report_proc_samples(pr->p), pr->p->hdr.pid,
-			pr->command);
+		fprintf(out, "%10" PRIu64 " %8d  %s\n", pr->samples,
+			pr->p->hdr.pid, pr->command);
 	}
 	if (n < r->nprocs)
 		fprintf(out,

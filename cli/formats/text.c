@@ -360,7 +360,9 @@ print_row(FILE *out, const struct report *r, const struct func *f,
 	char buf[CELL_MAX], cut[NAME_WIDTH_MAX + 1];
 	const char *name = cell_function(f, modw > 0, buf, sizeof(buf));
 
-	print_counts(out, r, f, total, modw, r->stacks.present);
+	/* per process, functions have no inclusive count: blank */
+	print_counts(out, r, f, total, modw,
+		     r->stacks.present && f->inclusive > 0);
 	/* a name followed by its place is cut to its column */
 	if (f->file)
 		name = cell_elide(name, (size_t)width, cut, sizeof(cut));
@@ -602,7 +604,7 @@ report_text(const struct report *r, FILE *out)
 		for (i = 0; i < r->nprocs; i++) {
 			const struct proc *pr = &r->procs[r->by_cpu[i]];
 
-			if (r->nprocs == 1 || report_proc_samples(pr->p) > 0)
+			if (r->nprocs == 1 || pr->samples > 0)
 				print_process(out, r, pr, i + 1);
 		}
 		if (r->nprocs > 1 && r->idle > 0)

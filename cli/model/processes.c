@@ -23,14 +23,6 @@
 /* The key under which an executable's processes are counted. */
 #define PROCS_KEY "\1"
 
-uint64_t
-report_proc_samples(const struct profile *p)
-{
-	uint64_t all = p->main + p->outside, shim = outside_overhead(p);
-
-	return all > shim ? all - shim : 0;
-}
-
 /* By CPU time (unknown last), then samples, then run order. */
 static int
 cmp_cpu(const void *a, const void *b, void *arg)
@@ -38,13 +30,11 @@ cmp_cpu(const void *a, const void *b, void *arg)
 	const struct proc *v = arg;
 	size_t i = *(const size_t *)a, j = *(const size_t *)b;
 	double x = profile_cpu_seconds(v[i].p), y = profile_cpu_seconds(v[j].p);
-	uint64_t sx = report_proc_samples(v[i].p),
-		 sy = report_proc_samples(v[j].p);
 
 	if (x != y)
 		return x > y ? -1 : 1;
-	if (sx != sy)
-		return sx > sy ? -1 : 1;
+	if (v[i].samples != v[j].samples)
+		return v[i].samples > v[j].samples ? -1 : 1;
 	return (i > j) - (i < j);
 }
 

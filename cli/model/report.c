@@ -261,6 +261,7 @@ static void
 compute_totals(struct report *r)
 {
 	const struct profile *p;
+	uint64_t shim;
 	size_t i;
 
 	r->complete = true;
@@ -270,9 +271,13 @@ compute_totals(struct report *r)
 		r->outside += p->outside;
 		/* profrun's own cost is not the program's: its samples are
 		 * left out of the totals and the rows */
-		r->overhead += outside_overhead(p);
+		shim = outside_overhead(p);
+		r->overhead += shim;
+		r->procs[i].samples = p->main + p->outside > shim
+					      ? p->main + p->outside - shim
+					      : 0;
 		r->complete = r->complete && profile_complete(p);
-		r->idle += report_proc_samples(p) == 0;
+		r->idle += r->procs[i].samples == 0;
 		r->clipped =
 			r->clipped || (p->hdr.flags & PROFRUN_F_RATE_CLIPPED);
 		r->stopped += (p->hdr.flags & PROFRUN_F_STOPPED) != 0;

@@ -63,6 +63,8 @@ struct proc {
 	struct func_list lines; /* likewise, and only with opts->lines */
 	char *command;		/* its command line, shortened to what tells
 				 * it apart from its executable's others */
+	uint64_t samples;	/* the program's: its own, less those in
+				 * profrun's shim (overhead) */
 };
 
 struct report {
@@ -160,10 +162,6 @@ size_t report_rows(const struct report *r, const struct func_list *l);
 /* Rank R's processes by CPU time into R->by_cpu and shorten their
  * command lines.  Returns 0, or -1 when out of memory.  (processes.c) */
 int report_processes(struct report *r);
-
-/* The samples of P that are the program's (its own, less profrun's
- * shim's).  (processes.c) */
-uint64_t report_proc_samples(const struct profile *p);
 
 /* Fill R->exes from R->procs.  Returns 0, or -1 when out of memory.
  * (executables.c) */
