@@ -103,13 +103,17 @@ inlined_levels(struct module *m, Dwarf_Addr maddr, struct sym_frame *out,
 	return k;
 }
 
-/* Whether [LO, HI) (link-time) holds M's ELF entry point: the root of
- * every stack of its main thread, named or not. */
+/* Whether [LO, HI) (link-time) holds the ELF entry point of O, a main
+ * executable (module M): the root of every stack of its main thread,
+ * named or not.  A library's entry point is no process's start. */
 static bool
-holds_entry(struct module *m, uint64_t lo, uint64_t hi)
+holds_entry(const struct sym_object *o, struct module *m, uint64_t lo,
+	    uint64_t hi)
 {
 	Dwarf_Addr bias;
-	Elf *elf = m->mod ? dwfl_module_getelf(m->mod, &bias) : NULL;
+	Elf *elf = m->mod && !o->library && !o->image
+			   ? dwfl_module_getelf(m->mod, &bias)
+			   : NULL;
 	GElf_Ehdr eh;
 
 	return elf && gelf_getehdr(elf, &eh) &&
@@ -150,7 +154,7 @@ symbolize_frames(struct symbolizer *sz, const struct sym_object *o,
 		}
 		out[0] = (struct sym_frame){.name = name, .symbol = name};
 		if (name != m->unknown_name)
-			out[0].entry_point = holds_entry(m, lo, hi);
+			out[0].entry_point = holds_entry(o, m, lo, hi);
 		return 1;
 	}
 	if (!sym_shown(m, y))
@@ -167,12 +171,12 @@ symbolize_frames(struct symbolizer *sz, const struct sym_object *o,
 		file = out[0].file;
 		line = out[0].line;
 	}
-	out[k] = (struct sym_frame){.name = sym_shown(m, y),
-				    .symbol = y->name,
-				    .entry = y->start,
-				    .file = file,
-				    .line = line,
-				    .entry_point =
-					    holds_entry(m, y->start, y->end)};
+	out[k] = (struct sym_frame){
+		.name = sym_shown(m, y),
+		.symbol = y->name,
+		.entry = y->start,
+		.file = file,
+		.line = line,
+		.entry_point = holds_entry(o, m, y->start, y->end)};
 	return k + 1;
 }
