@@ -100,7 +100,7 @@ report_markdown(const struct report *r, FILE *out)
 {
 	size_t i, listed = report_rows(r, &r->funcs), n = listed;
 	/* a module column when several modules have samples */
-	bool modules = r->nmodules > 1;
+	bool modules = report_modules(r, &r->funcs);
 	uint64_t rest = 0;
 	char what[64];
 

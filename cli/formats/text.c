@@ -431,7 +431,7 @@ print_table(FILE *out, const struct report *r, const struct func_list *l,
 	    uint64_t total, const struct table_kind *k)
 {
 	size_t listed = report_rows(r, l), rows = listed, i;
-	bool modules = func_list_modules(l) > 1;
+	bool modules = report_modules(r, l);
 	int width, modw;
 
 	if (listed == 0)

@@ -394,6 +394,19 @@ report_fini(struct report *r)
 	memset(r, 0, sizeof(*r));
 }
 
+bool
+report_modules(const struct report *r, const struct func_list *l)
+{
+	size_t n = report_rows(r, l);
+
+	if (!r->opts->sort_total)
+		return func_list_modules(l) > 1;
+	for (size_t i = 1; i < n; i++)
+		if (strcmp(l->v[i].module, l->v[0].module) != 0)
+			return true;
+	return false;
+}
+
 size_t
 report_rows(const struct report *r, const struct func_list *l)
 {

@@ -159,6 +159,10 @@ void report_sort_by_inclusive(struct func_list *l, size_t first);
  * without any come last, for JSON and CSV). */
 size_t report_rows(const struct report *r, const struct func_list *l);
 
+/* Whether the rows of L (report_rows) are of several modules with samples
+ * (with --sort total: of several modules): a table's module column. */
+bool report_modules(const struct report *r, const struct func_list *l);
+
 /* Rank R's processes by CPU time into R->by_cpu and shorten their
  * command lines.  Returns 0, or -1 when out of memory.  (processes.c) */
 int report_processes(struct report *r);
