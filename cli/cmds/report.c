@@ -29,13 +29,22 @@ static const char report_usage_tail[] =
 	"                      inputs)\n"
 	"  --top N             show only the N hottest functions (and lines); 'all'\n"
 	"                      shows every one (the default)\n"
+	"  --sort KEY          order functions by 'self' samples (the default)\n"
+	"                      or by 'total', the samples with the function\n"
+	"                      anywhere on the stack: every function on a\n"
+	"                      stack is listed, callers without samples of\n"
+	"                      their own too (profiles recorded with -g)\n"
 	"  --lines             also the profile by source line (file:line),\n"
 	"                      each line with the innermost function it\n"
 	"                      belongs to (an inlined helper's, not its caller's)\n"
 	"  --inline            split each function's samples among the\n"
 	"                      functions inlined into it, shown as\n"
 	"                      \"helper [inlined into caller]\"\n"
-	"  --by-process        one section per process instead of merging\n"
+	"  --by-process        one section per process instead of merging,\n"
+	"                      by CPU time (highest first)\n"
+	"  --processes         a table of the processes by CPU time (highest\n"
+	"                      first): CPU seconds and share, samples, and the\n"
+	"                      command line cut to what tells them apart\n"
 	"  --by-thread         a table of each process's threads: samples,\n"
 	"                      share and CPU time, and names as the threads\n"
 	"                      set them\n"
@@ -74,6 +83,8 @@ enum {
 	OPT_MAIN_ONLY,
 	OPT_BY_THREAD,
 	OPT_TID,
+	OPT_SORT,
+	OPT_PROCESSES,
 };
 
 /* -o FILE, or NULL for stdout. */
@@ -90,6 +101,8 @@ static const struct option report_options[] = {
 	{"main-only", no_argument, NULL, OPT_MAIN_ONLY},
 	{"by-thread", no_argument, NULL, OPT_BY_THREAD},
 	{"tid", required_argument, NULL, OPT_TID},
+	{"sort", required_argument, NULL, OPT_SORT},
+	{"processes", no_argument, NULL, OPT_PROCESSES},
 	CALLS_OPTIONS,
 	CALL_GRAPH_OPTION,
 	SYMBOL_OPTIONS,
@@ -124,6 +137,8 @@ option_flag(int c, struct report_opts *opts)
 		return &opts->main_only;
 	case OPT_BY_THREAD:
 		return &opts->by_thread;
+	case OPT_PROCESSES:
+		return &opts->processes;
 	default:
 		return NULL;
 	}
@@ -154,6 +169,13 @@ parse_option(int c, struct report_opts *opts)
 		return -1;
 	case OPT_MODULE:
 		opts->module = optarg;
+		return -1;
+	case OPT_SORT:
+		if (strcmp(optarg, "self") != 0 && strcmp(optarg, "total") != 0)
+			return opt_usage_error(
+				"report", "--sort takes 'self' or 'total', not",
+				optarg);
+		opts->sort_total = strcmp(optarg, "total") == 0;
 		return -1;
 	case OPT_TID:
 		v = opt_number(optarg, 1, INT_MAX);

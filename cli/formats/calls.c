@@ -411,12 +411,13 @@ calls_stacks(const struct report *r, struct report_stacks *tmp)
 	for (i = 0; i < l->n; i++) {
 		const struct func *f = &l->v[i];
 
-		tmp->fns[i] = (struct stack_fn){f->module,
-						f->name,
-						f->symbol,
-						f->addr,
-						flat_is_main(r, f->module),
-						i};
+		tmp->fns[i] =
+			(struct stack_fn){.module = f->module,
+					  .name = f->name,
+					  .symbol = f->symbol,
+					  .addr = f->addr,
+					  .main = flat_is_main(r, f->module),
+					  .func = i};
 		tmp->frames[i] = (struct stack_frame){.fn = (uint32_t)i,
 						      .addr = f->addr};
 		tmp->traces[i] =

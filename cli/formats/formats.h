@@ -38,4 +38,17 @@ int report_write(const struct report *r, const char *format, FILE *out);
  * replaced), written to OUT. */
 void markdown_cell(FILE *out, const char *s);
 
+/* S elided in its middle to at most WIDTH bytes ("head..tail", never
+ * splitting a UTF-8 character), in BUF (SIZE bytes), or S itself when it
+ * fits.  (formats/cells.c) */
+const char *cell_elide(const char *s, size_t width, char *buf, size_t size);
+
+/* True when F is a range of code without a symbol, "[module 0xA-0xB]". */
+bool func_unnamed(const struct func *f);
+
+/* F's name in a table: beside a module column, a range of code without a
+ * symbol drops its module ("[0xA-0xB]", in BUF of SIZE bytes). */
+const char *cell_function(const struct func *f, bool module_column, char *buf,
+			  size_t size);
+
 #endif /* PROFRUN_CLI_FORMATS_H */

@@ -247,10 +247,11 @@ json_process(const struct report *r, const struct proc *pr)
 	json_object_object_add(o, "ppid", json_object_new_int(p->hdr.ppid));
 	json_add_string(o, "exe", p->exe);
 	json_object_object_add(o, "argv", json_argv(p));
+	json_object_object_add(o, "command", json_string_or_null(pr->command));
 	json_object_object_add(o, "argv_truncated",
 			       json_object_new_boolean(p->argv_truncated));
 	json_object_object_add(o, "build_id", json_string_or_null(p->build_id));
-	json_add_u64(o, "samples", p->main + p->outside);
+	json_add_u64(o, "samples", pr->samples);
 	json_object_object_add(o, "complete",
 			       json_object_new_boolean(profile_complete(p)));
 	json_object_object_add(o, "exit",
@@ -359,6 +360,9 @@ json_stacks(const struct report_stacks *st)
 	json_add_u64(o, "samples", st->samples);
 	json_add_u64(o, "with_stack", st->stacks);
 	json_add_u64(o, "truncated", st->truncated);
+	json_add_u64(o, "not_kept", st->not_kept);
+	json_add_u64(o, "copy_failed", st->copy_failed);
+	json_add_u64(o, "overhead", st->overhead);
 	json_add_u64(o, "unwound_none", st->unwound_none);
 	json_add_u64(o, "stack_size", st->stack_size);
 	return o;
@@ -378,6 +382,7 @@ json_report(const struct report *r)
 	json_add_u64(s, "main", r->main);
 	json_add_u64(s, "outside", r->outside);
 	json_add_u64(s, "kernel", r->kernel);
+	json_add_u64(s, "overhead", r->overhead);
 	if (!r->opts->main_only) {
 		json_add_u64(s, "libraries", r->in_libs);
 		json_add_u64(s, "vdso", r->in_vdso);

@@ -40,8 +40,9 @@ md_summary(FILE *out, const struct report *r)
 }
 
 static void
-md_row(FILE *out, const struct report *r, const struct func *f)
+md_row(FILE *out, const struct report *r, const struct func *f, bool modules)
 {
+	char buf[4096];
 	const char *base;
 
 	fprintf(out, "| %.2f | ", report_percent(r, f->samples));
@@ -52,8 +53,14 @@ md_row(FILE *out, const struct report *r, const struct func *f)
 	if (f->kernel > 0)
 		fprintf(out, "%.0f%%",
 			100.0 * (double)f->kernel / (double)f->samples);
-	fputs(" | `", out);
-	markdown_cell(out, f->name);
+	fputs(" | ", out);
+	if (modules) {
+		fputc('`', out);
+		markdown_cell(out, module_display(f->module));
+		fputs("` | ", out);
+	}
+	fputc('`', out);
+	markdown_cell(out, cell_function(f, modules, buf, sizeof(buf)));
 	fputs("` | ", out);
 	if (f->file) {
 		base = strrchr(f->file, '/');
@@ -63,41 +70,57 @@ md_row(FILE *out, const struct report *r, const struct func *f)
 	fputs(" |\n", out);
 }
 
+/* The header of the table: "total %" with stacks, "module" with several
+ * modules. */
+static void
+md_header(FILE *out, bool stacks, bool modules)
+{
+	fputs(stacks ? "| % | total % |" : "| % |", out);
+	fputs(" samples | seconds | kernel |", out);
+	fputs(modules ? " module | function | source |\n"
+		      : " function | source |\n",
+	      out);
+	fputs(stacks ? "|--:|--:|" : "|--:|", out);
+	fputs("--:|--:|--:|", out);
+	fputs(modules ? ":--|:--|:--|\n" : ":--|:--|\n", out);
+}
+
+/* A row of the table saying what its rows leave out: WHAT, N samples. */
+static void
+md_rest(FILE *out, const struct report *r, uint64_t n, bool modules,
+	const char *what)
+{
+	fprintf(out, "| %.2f |%s %" PRIu64 " | %.3f | |%s %s | |\n",
+		report_percent(r, n), r->stacks.present ? " |" : "", n,
+		report_seconds(r, n), modules ? " |" : "", what);
+}
+
 static int
 report_markdown(const struct report *r, FILE *out)
 {
-	size_t i, n = r->funcs.n;
+	size_t i, listed = report_rows(r, &r->funcs), n = listed;
+	/* a module column when several modules have samples */
+	bool modules = report_modules(r, &r->funcs);
 	uint64_t rest = 0;
+	char what[64];
 
 	if (r->opts->top > 0 && (size_t)r->opts->top < n)
 		n = (size_t)r->opts->top;
 	md_summary(out, r);
-	if (r->stacks.present)
-		fputs("| % | total % | samples | seconds | kernel | function | source |\n"
-		      "|--:|--:|--:|--:|--:|:--|:--|\n",
-		      out);
-	else
-		fputs("| % | samples | seconds | kernel | function | source |\n"
-		      "|--:|--:|--:|--:|:--|:--|\n",
-		      out);
+	md_header(out, r->stacks.present, modules);
 	for (i = 0; i < n; i++)
-		md_row(out, r, &r->funcs.v[i]);
-	for (i = n; i < r->funcs.n; i++)
+		md_row(out, r, &r->funcs.v[i], modules);
+	for (i = n; i < listed; i++)
 		rest += r->funcs.v[i].samples;
-	if (n < r->funcs.n)
-		fprintf(out,
-			"| %.2f |%s %" PRIu64
-			" | %.3f | | *%zu more functions* | |\n",
-			report_percent(r, rest), r->stacks.present ? " |" : "",
-			rest, report_seconds(r, rest), r->funcs.n - n);
+	if (n < listed) {
+		snprintf(what, sizeof(what), "*%zu more functions*",
+			 listed - n);
+		md_rest(out, r, rest, modules, what);
+	}
 	/* the functions include the libraries' unless --main-only */
 	if (r->outside > 0 && r->opts->main_only)
-		fprintf(out,
-			"| %.2f |%s %" PRIu64
-			" | %.3f | | *outside the executable* | |\n",
-			report_percent(r, r->outside),
-			r->stacks.present ? " |" : "", r->outside,
-			report_seconds(r, r->outside));
+		md_rest(out, r, r->outside, modules,
+			"*outside the executable*");
 	return 0;
 }
 

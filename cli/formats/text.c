@@ -9,7 +9,8 @@
 #include "formats.h"
 #include "text.h"
 
-#define NAME_WIDTH_MAX 40
+#define NAME_WIDTH_MAX	 40
+#define MODULE_WIDTH_MAX 20
 
 /* Effective rate below this share of the armed rate is worth a line. */
 #define RATE_SHORTFALL 0.75
@@ -157,9 +158,15 @@ print_samples(FILE *out, const struct report *r)
 	fprintf(out, "\n");
 	if (r->kernel > 0)
 		fprintf(out,
-			"kernel: %" PRIu64
-			" samples (%.1f%%) taken right after a system call, CPU time in the kernel (column \"kernel\": the share of each row's)\n",
-			r->kernel, report_percent(r, r->kernel));
+			"kernel: %.1f%% of the samples were in system calls\n",
+			report_percent(r, r->kernel));
+	if (r->overhead > 0)
+		fprintf(out,
+			"overhead: %" PRIu64
+			" samples (%.1f%% of all) in profrun's own code, left out of the rows\n",
+			r->overhead,
+			100.0 * (double)r->overhead /
+				(double)(r->total + r->overhead));
 }
 
 static void
@@ -273,13 +280,35 @@ print_rate(FILE *out, const struct report *r)
 
 /* ---------------------------------------------------------------- table */
 
+/* Bytes of a cell's name: room enough for the longest name shown. */
+#define CELL_MAX 4096
+
+/* The width of the module column: its longest name, elided beyond
+ * MODULE_WIDTH_MAX; 0 without one. */
 static int
-name_width(const struct func_list *l, size_t rows)
+module_width(const struct func_list *l, size_t rows, bool modules)
 {
+	size_t i, w = 6, len;
+
+	if (!modules)
+		return 0;
+	for (i = 0; i < rows; i++) {
+		len = strlen(module_display(l->v[i].module));
+		if (len > w)
+			w = len;
+	}
+	return w > MODULE_WIDTH_MAX ? MODULE_WIDTH_MAX : (int)w;
+}
+
+static int
+name_width(const struct func_list *l, size_t rows, bool modules)
+{
+	char buf[CELL_MAX];
 	size_t i, w = 8, len;
 
 	for (i = 0; i < rows; i++) {
-		len = strlen(l->v[i].name);
+		len = strlen(
+			cell_function(&l->v[i], modules, buf, sizeof(buf)));
 		if (len > w)
 			w = len;
 	}
@@ -298,7 +327,7 @@ base_name(const char *path)
  * samples taken in system calls) when the report has any. */
 static void
 print_counts(FILE *out, const struct report *r, const struct func *f,
-	     uint64_t total, bool modules, bool inclusive)
+	     uint64_t total, int modw, bool inclusive)
 {
 	fprintf(out, "%7.2f ",
 		total ? 100.0 * (double)f->samples / (double)total : 0);
@@ -315,16 +344,29 @@ print_counts(FILE *out, const struct report *r, const struct func *f,
 			100.0 * (double)f->kernel / (double)f->samples);
 	else if (r->kernel > 0)
 		fprintf(out, "%6s  ", "");
-	if (modules)
-		fprintf(out, "%-16s ", module_display(f->module));
+	if (modw > 0) {
+		char buf[MODULE_WIDTH_MAX + 1];
+
+		fprintf(out, "%-*s ", modw,
+			cell_elide(module_display(f->module), (size_t)modw, buf,
+				   sizeof(buf)));
+	}
 }
 
 static void
 print_row(FILE *out, const struct report *r, const struct func *f,
-	  uint64_t total, bool modules, int width)
+	  uint64_t total, int modw, int width)
 {
-	print_counts(out, r, f, total, modules, r->stacks.present);
-	fprintf(out, "%-*s", f->file ? width : 0, f->name);
+	char buf[CELL_MAX], cut[NAME_WIDTH_MAX + 1];
+	const char *name = cell_function(f, modw > 0, buf, sizeof(buf));
+
+	/* per process, functions have no inclusive count: blank */
+	print_counts(out, r, f, total, modw,
+		     r->stacks.present && f->inclusive > 0);
+	/* a name followed by its place is cut to its column */
+	if (f->file)
+		name = cell_elide(name, (size_t)width, cut, sizeof(cut));
+	fprintf(out, "%-*s", f->file ? width : 0, name);
 	if (f->file)
 		fprintf(out, "  %s:%d", base_name(f->file), f->line);
 	fprintf(out, "\n");
@@ -332,11 +374,12 @@ print_row(FILE *out, const struct report *r, const struct func *f,
 
 /* The "file:line" column: the file's base name. */
 static int
-place_width(const struct func_list *l, size_t rows)
+place_width(const struct func_list *l, size_t rows, bool modules)
 {
 	size_t i, w = 9;
 	int len;
 
+	(void)modules;
 	for (i = 0; i < rows; i++) {
 		len = l->v[i].file
 			      ? snprintf(NULL, 0, "%s:%d",
@@ -350,17 +393,18 @@ place_width(const struct func_list *l, size_t rows)
 
 static void
 print_line_row(FILE *out, const struct report *r, const struct func *f,
-	       uint64_t total, bool modules, int width)
+	       uint64_t total, int modw, int width)
 {
-	char place[PATH_MAX + 16];
+	char place[PATH_MAX + 16], cut[NAME_WIDTH_MAX + 1];
 
-	print_counts(out, r, f, total, modules, false);
+	print_counts(out, r, f, total, modw, false);
 	if (f->file)
 		snprintf(place, sizeof(place), "%s:%d", base_name(f->file),
 			 f->line);
 	else
 		snprintf(place, sizeof(place), "?");
-	fprintf(out, "%-*s  %s\n", width, place, f->name);
+	fprintf(out, "%-*s  %s\n", width,
+		cell_elide(place, (size_t)width, cut, sizeof(cut)), f->name);
 }
 
 /* How a table shows its entries: functions, or source lines. */
@@ -368,9 +412,9 @@ struct table_kind {
 	const char *header;	    /* line before the table, or "" */
 	const char *first, *second; /* column titles after the counts */
 	const char *what;	    /* "functions", "lines" */
-	int (*width)(const struct func_list *l, size_t rows);
+	int (*width)(const struct func_list *l, size_t rows, bool modules);
 	void (*row)(FILE *out, const struct report *r, const struct func *f,
-		    uint64_t total, bool modules, int width);
+		    uint64_t total, int modw, int width);
 };
 
 static const struct table_kind function_table = {
@@ -386,31 +430,32 @@ static void
 print_table(FILE *out, const struct report *r, const struct func_list *l,
 	    uint64_t total, const struct table_kind *k)
 {
-	bool modules = func_list_modules(l) > 1;
-	size_t rows = l->n, i;
-	int width;
+	size_t listed = report_rows(r, l), rows = listed, i;
+	bool modules = report_modules(r, l);
+	int width, modw;
 
-	if (l->n == 0)
+	if (listed == 0)
 		return;
 	if (r->opts->top > 0 && (size_t)r->opts->top < rows)
 		rows = (size_t)r->opts->top;
-	width = k->width(l, rows);
+	width = k->width(l, rows, modules);
+	modw = module_width(l, rows, modules);
 	fprintf(out, "%s%7s ", k->header, "%");
 	if (r->stacks.present)
 		fprintf(out, "%7s ", k->row == print_row ? "total" : "");
 	fprintf(out, "%10s %9s  ", "samples", "seconds");
 	if (r->kernel > 0)
 		fprintf(out, "%6s  ", "kernel");
-	if (modules)
-		fprintf(out, "%-16s ", "module");
+	if (modw > 0)
+		fprintf(out, "%-*s ", modw, "module");
 	fprintf(out, "%-*s  %s\n", width, k->first, k->second);
 	for (i = 0; i < rows; i++)
-		k->row(out, r, &l->v[i], total, modules, width);
-	if (rows < l->n)
+		k->row(out, r, &l->v[i], total, modw, width);
+	if (rows < listed)
 		fprintf(out,
 			"... %zu more %s (%" PRIu64
 			" samples): --top N shows more, --top all every one\n",
-			l->n - rows, k->what, func_list_samples(l, rows));
+			listed - rows, k->what, func_list_samples(l, rows));
 }
 
 /* Why there is not a single sample, as far as the figures tell. */
@@ -463,62 +508,34 @@ print_functions(FILE *out, const struct report *r, const struct proc *pr,
 		print_no_samples(out, r, pr);
 }
 
-/* Characters after which an argument is shown in quotes. */
-#define ARG_QUOTED " \t'\"\\$`;&|<>()*?[]{}!#~"
-
-/* One argument, printable (control characters become '?'), in single
- * quotes when a shell would need them. */
-static void
-print_arg(FILE *out, const char *arg)
+/* "CPU 1.23 s (12.3%)" of P into BUF, or "CPU time unknown". */
+static const char *
+cpu_text(const struct report *r, const struct profile *p, char *buf, size_t len)
 {
-	size_t len = strlen(arg);
-	char buf[PROFRUN_ARGV_MAX + 1];
-	bool quote = len == 0 || strpbrk(arg, ARG_QUOTED) != NULL;
+	double cpu = profile_cpu_seconds(p);
 
-	if (len > PROFRUN_ARGV_MAX)
-		len = PROFRUN_ARGV_MAX;
-	memcpy(buf, arg, len);
-	buf[len] = '\0';
-	cli_printable(buf, len, false);
-	if (!quote) {
-		fputs(buf, out);
-		return;
-	}
-	fputc('\'', out);
-	for (const char *c = buf; *c; c++)
-		if (*c == '\'')
-			fputs("'\\''", out);
-		else
-			fputc(*c, out);
-	fputc('\'', out);
-}
-
-/* "command: ARG..." of P, when its file has a command line. */
-static void
-print_argv(FILE *out, const struct profile *p)
-{
-	if (p->argc == 0)
-		return;
-	fprintf(out, "command:");
-	for (size_t i = 0; i < p->argc; i++) {
-		fputc(' ', out);
-		print_arg(out, p->argv[i]);
-	}
-	if (p->argv_truncated)
-		fprintf(out, " ... (%u arguments in all, cut at %u bytes)",
-			p->argc_all, PROFRUN_ARGV_MAX);
-	fprintf(out, "\n");
+	if (cpu < 0)
+		return "CPU time unknown";
+	snprintf(buf, len, "%.2f s CPU (%.1f%%)", cpu,
+		 r->cpu_known > 0 ? 100.0 * cpu / r->cpu_known : 0.0);
+	return buf;
 }
 
 static void
-print_process(FILE *out, const struct report *r, const struct proc *pr)
+print_process(FILE *out, const struct report *r, const struct proc *pr,
+	      size_t rank)
 {
 	const struct profile *p = pr->p;
 	struct line_ctx c = {out, "  "};
+	char cpu[64];
 
-	fprintf(out, "\n");
-	print_process_line(out, p, "== ");
-	print_argv(out, p);
+	fprintf(out, "\n== #%zu %s: %s (pid %d, %s", rank,
+		p->exe[0] ? p->exe : "?", cpu_text(r, p, cpu, sizeof(cpu)),
+		p->hdr.pid, profile_state_text(p));
+	if (p->hdr.state == PROFRUN_STATE_EXITED && p->hdr.exit_code >= 0)
+		fprintf(out, ", exit %d", p->hdr.exit_code);
+	/* what tells it apart; the whole command line is in the JSON */
+	fprintf(out, ")\ncommand: %s\n", pr->command);
 	report_problems(p, false, print_problem, &c);
 	if (p->main + p->outside == 0) {
 		fprintf(out, "samples: none\n");
@@ -530,28 +547,40 @@ print_process(FILE *out, const struct report *r, const struct proc *pr)
 			(p->hdr.flags & PROFRUN_F_STOPPED) != 0);
 }
 
-/* How many samples have a stack, and how many of those end early. */
+/* How many samples have a stack, how many were not kept by design (the
+ * reservoir) or could not be copied, and how many kept ones failed to
+ * unwind to the thread's start. */
 static void
 print_stacks(FILE *out, const struct report *r)
 {
 	const struct report_stacks *s = &r->stacks;
+	uint64_t failed = s->copy_failed + s->truncated;
 
 	if (!s->present)
 		return;
-	fprintf(out,
-		"stacks: %" PRIu64 " of %" PRIu64
-		" samples (%.1f%%) have a call stack (column \"total\": the share of samples with the function anywhere on the stack)\n",
-		s->stacks, s->samples,
-		s->samples ? 100.0 * (double)s->stacks / (double)s->samples
-			   : 0);
+	fprintf(out, "stacks: %" PRIu64 " of %" PRIu64 " samples kept",
+		s->stacks, s->samples);
+	if (s->not_kept > 0)
+		fprintf(out,
+			", %" PRIu64
+			" left out by design (a uniform sample is kept: --stack-samples)",
+			s->not_kept);
+	fprintf(out, "; %" PRIu64 " failed to unwind", failed);
+	if (s->stacks > 0)
+		fprintf(out, " (%.1f%%)",
+			100.0 * (double)failed /
+				(double)(s->stacks + s->copy_failed));
+	fprintf(out, "\n");
 	if (s->truncated > 0)
 		fprintf(out,
 			"  truncated: %" PRIu64
-			" stacks (%.1f%%) end before the thread's start (a larger --stack-size may reach it)\n",
-			s->truncated,
-			s->stacks ? 100.0 * (double)s->truncated /
-					    (double)s->stacks
-				  : 0);
+			" stacks end before the thread's start (a larger --stack-size may reach it)\n",
+			s->truncated);
+	if (s->copy_failed > 0)
+		fprintf(out,
+			"  unreadable: %" PRIu64
+			" stacks could not be copied when sampled\n",
+			s->copy_failed);
 }
 
 static int
@@ -564,16 +593,20 @@ report_text(const struct report *r, FILE *out)
 	print_rate(out, r);
 	print_stacks(out, r);
 	report_text_executables(r, out);
+	report_text_processes(r, out);
 	report_text_threads(r, out);
 	if (report_opts_calls(r->opts)) {
 		report_text_calls(r, out);
 		return 0;
 	}
 	if (r->opts->by_process) {
-		for (i = 0; i < r->nprocs; i++)
-			if (r->nprocs == 1 ||
-			    r->procs[i].p->main + r->procs[i].p->outside > 0)
-				print_process(out, r, &r->procs[i]);
+		/* by CPU time, highest first: the slowest compile on top */
+		for (i = 0; i < r->nprocs; i++) {
+			const struct proc *pr = &r->procs[r->by_cpu[i]];
+
+			if (r->nprocs == 1 || pr->samples > 0)
+				print_process(out, r, pr, i + 1);
+		}
 		if (r->nprocs > 1 && r->idle > 0)
 			fprintf(out,
 				"\n%zu process%s without samples not shown (--format json lists every process)\n",

@@ -11,6 +11,10 @@
  * (formats/text-executables.c). */
 void report_text_executables(const struct report *r, FILE *out);
 
+/* With --processes: the processes by CPU time, highest first, one line
+ * each (formats/text-executables.c). */
+void report_text_processes(const struct report *r, FILE *out);
+
 /* With --by-thread: each process's threads (formats/text-threads.c). */
 void report_text_threads(const struct report *r, FILE *out);
 

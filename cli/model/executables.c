@@ -46,7 +46,7 @@ report_executables(struct report *r)
 		double cpu = profile_cpu_seconds(p);
 
 		e->processes++;
-		e->samples += p->main + p->outside;
+		e->samples += r->procs[i].samples;
 		if (cpu >= 0)
 			e->cpu += cpu;
 		else

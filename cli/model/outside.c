@@ -98,6 +98,28 @@ outside_module(const struct profile *p, uint64_t pc, uint32_t gen)
 	return picked(&k);
 }
 
+bool
+outside_is_shim(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+
+	return path && strcmp(slash ? slash + 1 : path, OUTSIDE_SHIM) == 0;
+}
+
+uint64_t
+outside_overhead(const struct profile *p)
+{
+	const struct profile_module *m;
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < p->npcs; i++) {
+		m = outside_module(p, p->pcs[i].pc, p->pcs[i].gen);
+		if (m && outside_is_shim(m->path))
+			n += p->pcs[i].count;
+	}
+	return n;
+}
+
 struct sym_object
 outside_object(const struct profile *p, const struct profile_module *m)
 {
@@ -163,6 +185,10 @@ add_pc(struct lib_set *set, const struct profile *p,
 
 	if (!m) {
 		set->unknown += pc->count;
+		return 0;
+	}
+	if (outside_is_shim(m->path)) {
+		set->overhead += pc->count;
 		return 0;
 	}
 	o = outside_object(p, m);

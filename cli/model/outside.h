@@ -5,6 +5,7 @@
 #ifndef PROFRUN_CLI_OUTSIDE_H
 #define PROFRUN_CLI_OUTSIDE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,6 +16,10 @@
  * the vdso ("[vdso]"). */
 #define OUTSIDE_UNKNOWN "[unknown]"
 #define OUTSIDE_VDSO	"[vdso]"
+
+/* The file name of profrun's own shim: its samples are the cost of
+ * profiling, not the program's. */
+#define OUTSIDE_SHIM "libprofrun.so"
 
 /* One object's samples at link-time addresses. */
 struct lib {
@@ -33,7 +38,14 @@ struct lib_set {
 	uint64_t unknown;    /* PC in no recorded object, or no usable PC */
 	uint64_t lost;	     /* the PC table was full */
 	uint64_t unrecorded; /* outside, where not recorded */
+	uint64_t overhead;   /* in profrun's shim: left out of the objects */
 };
+
+/* True when the object at PATH is profrun's shim. */
+bool outside_is_shim(const char *path);
+
+/* P's samples in profrun's shim. */
+uint64_t outside_overhead(const struct profile *p);
 
 /* The record of P's object that held PC when it was sampled in module
  * generation GEN: the one loaded then; else the one found next at that

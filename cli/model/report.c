@@ -142,6 +142,7 @@ symbolize_all(struct report *r, struct symbolizer *sz,
 					r->opts->lines ? &r->lines : NULL);
 	r->in_libs = libs.libs;
 	r->in_vdso = libs.vdso;
+
 	r->in_unknown = libs.unknown + libs.lost + libs.unrecorded;
 	lib_set_fini(&libs);
 	return ret;
@@ -260,6 +261,7 @@ static void
 compute_totals(struct report *r)
 {
 	const struct profile *p;
+	uint64_t shim;
 	size_t i;
 
 	r->complete = true;
@@ -267,13 +269,21 @@ compute_totals(struct report *r)
 		p = r->procs[i].p;
 		r->main += p->main;
 		r->outside += p->outside;
+		/* profrun's own cost is not the program's: its samples are
+		 * left out of the totals and the rows */
+		shim = outside_overhead(p);
+		r->overhead += shim;
+		r->procs[i].samples = p->main + p->outside > shim
+					      ? p->main + p->outside - shim
+					      : 0;
 		r->complete = r->complete && profile_complete(p);
-		r->idle += p->main + p->outside == 0;
+		r->idle += r->procs[i].samples == 0;
 		r->clipped =
 			r->clipped || (p->hdr.flags & PROFRUN_F_RATE_CLIPPED);
 		r->stopped += (p->hdr.flags & PROFRUN_F_STOPPED) != 0;
 	}
 	r->tick_hz = r->procs[0].p->hdr.tick_hz;
+	r->outside -= r->overhead < r->outside ? r->overhead : r->outside;
 	r->total = r->main + r->outside;
 	compute_rate(r);
 }
@@ -339,6 +349,14 @@ report_build(struct report *r, const struct run *run,
 		func_list_finish(&r->lines);
 		ret = report_stacks_build(r, sz);
 	}
+	if (ret == 0 && opts->sort_total && !r->stacks.present) {
+		cli_error(
+			"report: --sort total needs call stacks, and %s has none: record with 'profrun -g'",
+			run->path);
+		ret = -1;
+	} else if (ret == 0 && opts->sort_total) {
+		report_sort_by_inclusive(&r->funcs, 0);
+	}
 	symbolizer_free(sz);
 	if (ret) {
 		report_fini(r);
@@ -346,7 +364,8 @@ report_build(struct report *r, const struct run *run,
 	}
 	r->kernel = func_list_kernel(&r->funcs);
 	if (module_totals(&r->funcs, &r->mods, &r->nmods) ||
-	    report_executables(r) || keep_module(r, opts->module)) {
+	    report_executables(r) || report_processes(r) ||
+	    keep_module(r, opts->module)) {
 		cli_error("%s: out of memory", run->path);
 		report_fini(r);
 		return -1;
@@ -363,14 +382,41 @@ report_fini(struct report *r)
 	for (i = 0; i < r->nprocs; i++) {
 		func_list_fini(&r->procs[i].funcs);
 		func_list_fini(&r->procs[i].lines);
+		free(r->procs[i].command);
 	}
 	free(r->procs);
+	free(r->by_cpu);
 	module_totals_free(r->mods, r->nmods);
 	free(r->exes);
 	func_list_fini(&r->funcs);
 	func_list_fini(&r->lines);
 	stacks_fini(&r->stacks);
 	memset(r, 0, sizeof(*r));
+}
+
+bool
+report_modules(const struct report *r, const struct func_list *l)
+{
+	size_t n = report_rows(r, l);
+
+	if (!r->opts->sort_total)
+		return func_list_modules(l) > 1;
+	for (size_t i = 1; i < n; i++)
+		if (strcmp(l->v[i].module, l->v[0].module) != 0)
+			return true;
+	return false;
+}
+
+size_t
+report_rows(const struct report *r, const struct func_list *l)
+{
+	size_t n = l->n;
+
+	if (r->opts->sort_total)
+		return n;
+	while (n > 0 && l->v[n - 1].samples == 0)
+		n--;
+	return n;
 }
 
 double

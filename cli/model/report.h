@@ -43,6 +43,10 @@ struct report_opts {
 	const char *callers; /* --callers FUNC: who calls FUNC; NULL = no */
 	const char *callees; /* --callees FUNC: whom FUNC calls */
 	bool call_graph;     /* --call-graph: gprof's call graph */
+	bool sort_total;     /* --sort total: functions by inclusive samples,
+			      * every function on a stack listed */
+	bool processes;	     /* --processes: a table of the processes by
+			      * CPU time */
 };
 
 /* True when OPTS asks for a view of the call stacks. */
@@ -57,6 +61,10 @@ struct proc {
 	const struct profile *p;
 	struct func_list funcs; /* filled only with opts->by_process */
 	struct func_list lines; /* likewise, and only with opts->lines */
+	char *command;		/* its command line, shortened to what tells
+				 * it apart from its executable's others */
+	uint64_t samples;	/* the program's: its own, less those in
+				 * profrun's shim (overhead) */
 };
 
 struct report {
@@ -64,12 +72,15 @@ struct report {
 	const struct report_opts *opts;
 	struct proc *procs; /* selected members, in run order */
 	size_t nprocs;
+	size_t *by_cpu; /* indices of procs by CPU time, highest first */
 	struct func_list funcs; /* all selected processes, merged */
 	struct func_list lines; /* with opts->lines: by source line and
 				 * function (KEY_LINE), and by symbol too
 				 * (KEY_LINE_CALLER) with lines_by_caller */
 
 	uint64_t total, main, outside; /* total = main + outside */
+	uint64_t overhead;    /* in profrun's own shim: the cost of profiling,
+			    * left out of the samples above and the rows */
 	uint64_t kernel;      /* of the functions' samples, taken right after a
 			  * system call: time in the kernel */
 	double cpu_seconds;   /* -1 when unknown for any process */
@@ -138,6 +149,23 @@ void report_problems(const struct profile *p, bool with_state,
  * set each function's inclusive count.  Returns 0, or -1 after printing an
  * error.  (stacks-build.c) */
 int report_stacks_build(struct report *r, struct symbolizer *sz);
+
+/* Sort the entries of L from index FIRST on by inclusive samples (most
+ * first), then samples, name and module.  (stacks-build.c) */
+void report_sort_by_inclusive(struct func_list *l, size_t first);
+
+/* The entries of L a table shows (before --top): every one with --sort
+ * total, else those with samples of their own (the functions on stacks
+ * without any come last, for JSON and CSV). */
+size_t report_rows(const struct report *r, const struct func_list *l);
+
+/* Whether the rows of L (report_rows) are of several modules with samples
+ * (with --sort total: of several modules): a table's module column. */
+bool report_modules(const struct report *r, const struct func_list *l);
+
+/* Rank R's processes by CPU time into R->by_cpu and shorten their
+ * command lines.  Returns 0, or -1 when out of memory.  (processes.c) */
+int report_processes(struct report *r);
 
 /* Fill R->exes from R->procs.  Returns 0, or -1 when out of memory.
  * (executables.c) */

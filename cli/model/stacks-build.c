@@ -72,6 +72,8 @@ fn_index(struct builder *b, const char *module, const struct sym_frame *l,
 	f->symbol = strdup(l->symbol ? l->symbol : l->name);
 	f->addr = l->entry;
 	f->main = main;
+	f->shim = outside_is_shim(module);
+	f->entry = l->entry_point;
 	f->func = SIZE_MAX;
 	if (!f->module || !f->name || !f->symbol) {
 		free(f->module);
@@ -296,7 +298,7 @@ add_trace(struct builder *b, size_t n, uint32_t flags, uint64_t count,
  * generation GEN, standing for COUNT samples: named and merged. */
 static int
 add_pcs(struct builder *b, const uint64_t *pcs, size_t npcs, uint32_t gen,
-	uint64_t count)
+	uint64_t count, bool complete)
 {
 	uint32_t ids[MAX_PCS], flags = 0;
 	size_t nids = 0, n = 0;
@@ -311,12 +313,23 @@ add_pcs(struct builder *b, const uint64_t *pcs, size_t npcs, uint32_t gen,
 			b->failed = 1;
 			return 1;
 		}
+		if (af->n > 0 && b->s->fns[af->f[0].fn].shim) {
+			/* the shim's own code: as the flat profile counts it,
+			 * overhead at the leaf; its wrappers above the
+			 * program's frames passed over */
+			if (i == 0) {
+				b->s->overhead += count;
+				return 0;
+			}
+			continue;
+		}
 		ids[nids++] = af->id;
 		for (uint32_t j = 0; j < af->n && n < MAX_FRAMES; j++)
 			b->buf[n++] = af->f[j];
 	}
 	root = n ? &b->s->fns[b->buf[n - 1].fn] : NULL;
-	if (root == NULL || !is_thread_start(root->symbol)) {
+	if (root == NULL ||
+	    !(complete || root->entry || is_thread_start(root->symbol))) {
 		flags |= STACK_TRUNCATED;
 		b->s->truncated += count;
 	}
@@ -340,7 +353,8 @@ add_stack(void *ctx, const struct profile_stack *st)
 	struct builder *b = ctx;
 	size_t npcs = unwinder_run(b->u, st, b->pcs, MAX_PCS);
 
-	return add_pcs(b, b->pcs, npcs, st->gen, st->count);
+	return add_pcs(b, b->pcs, npcs, st->gen, st->count,
+		       unwinder_complete(b->u));
 }
 
 /* One stack unwound already (a merged member's).
@@ -348,7 +362,7 @@ add_stack(void *ctx, const struct profile_stack *st)
 static int
 add_unwound(void *ctx, uint32_t count, const uint64_t *pcs, size_t n)
 {
-	return add_pcs(ctx, pcs, n, 1, count);
+	return add_pcs(ctx, pcs, n, 1, count, false);
 }
 
 static void
@@ -365,6 +379,59 @@ cmp_trace(const void *a, const void *b)
 	if (x->count != y->count)
 		return x->count < y->count ? 1 : -1;
 	return (x->first > y->first) - (x->first < y->first);
+}
+
+static int
+cmp_by_inclusive(const void *a, const void *b)
+{
+	const struct func *x = a, *y = b;
+	int c;
+
+	if (x->inclusive != y->inclusive)
+		return x->inclusive < y->inclusive ? 1 : -1;
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	c = strcmp(x->name, y->name);
+	return c ? c : strcmp(x->module, y->module);
+}
+
+void
+report_sort_by_inclusive(struct func_list *l, size_t first)
+{
+	if (l->n > first)
+		qsort(l->v + first, l->n - first, sizeof(*l->v),
+		      cmp_by_inclusive);
+}
+
+/* The functions on stacks without a sample of their own (main, a caller
+ * whose time is all its callees'), appended to R's functions with 0
+ * samples and their inclusive count (INCL, scaled by SCALE), by that
+ * count: the flat views know every function of the stacks. */
+static int
+add_callers_only(struct report *r, const uint64_t *incl, double scale)
+{
+	struct report_stacks *s = &r->stacks;
+	size_t first = r->funcs.n;
+
+	for (size_t i = 0; i < s->nfns; i++) {
+		const struct stack_fn *fn = &s->fns[i];
+		struct func f = {0};
+
+		if (fn->func != SIZE_MAX || fn->shim || incl[i] == 0 ||
+		    (r->opts->module &&
+		     !func_module_is(fn->module, r->opts->module)))
+			continue;
+		f.module = fn->module;
+		f.name = fn->name;
+		f.symbol = fn->symbol;
+		f.addr = fn->addr;
+		f.inclusive = (uint64_t)((double)incl[i] * scale + 0.5);
+		if (func_list_add(&r->funcs, &f))
+			return -1;
+		s->fns[i].func = r->funcs.n - 1;
+	}
+	report_sort_by_inclusive(&r->funcs, first);
+	return 0;
 }
 
 /* Each function of the flat profile: the samples with it on the stack,
@@ -443,8 +510,20 @@ set_inclusive(struct report *r)
 			f->inclusive = f->samples;
 	}
 	strmap_fini(&by_name, NULL);
+	if (ret == 0)
+		ret = add_callers_only(r, incl, scale);
 	free(incl);
 	return ret;
+}
+
+/* Of the ALL samples of P, the program's: less those in profrun's shim
+ * (overhead, as the flat profile counts it). */
+static uint64_t
+program_samples(const struct profile *p, uint64_t all)
+{
+	uint64_t shim = outside_overhead(p);
+
+	return all > shim ? all - shim : 0;
 }
 
 int
@@ -466,7 +545,8 @@ report_stacks_build(struct report *r, struct symbolizer *sz)
 
 		if (p->has_frames) {
 			r->stacks.present = true;
-			r->stacks.samples += p->frames.samples;
+			r->stacks.samples +=
+				program_samples(p, p->frames.samples);
 			if (p->frames.stack_max > r->stacks.stack_size)
 				r->stacks.stack_size = p->frames.stack_max;
 			b->p = p;
@@ -477,7 +557,8 @@ report_stacks_build(struct report *r, struct symbolizer *sz)
 		if (!p->has_stacks)
 			continue;
 		r->stacks.present = true;
-		r->stacks.samples += p->main + p->outside;
+		r->stacks.samples += program_samples(p, p->main + p->outside);
+		r->stacks.copy_failed += p->stacks.failed;
 		if (p->stacks.stack_max > r->stacks.stack_size)
 			r->stacks.stack_size = p->stacks.stack_max;
 		b->p = p;
@@ -501,6 +582,10 @@ report_stacks_build(struct report *r, struct symbolizer *sz)
 	u64map_fini(&b->traces);
 	u64map_fini(&b->pcs_seen);
 	free(b);
+	/* the rest were left out by the reservoir: not drawn, or replaced */
+	if (r->stacks.samples > r->stacks.stacks + r->stacks.copy_failed)
+		r->stacks.not_kept = r->stacks.samples - r->stacks.stacks -
+				     r->stacks.copy_failed;
 	if (ret == 0 && r->stacks.ntraces > 0)
 		qsort(r->stacks.traces, r->stacks.ntraces,
 		      sizeof(*r->stacks.traces), cmp_trace);

@@ -26,6 +26,8 @@ struct stack_fn {
 	uint64_t addr; /* link-time entry in its module, 0 when unknown */
 	bool main;     /* in the main executable of its process */
 	size_t func;   /* its entry in report.funcs, or SIZE_MAX if none */
+	bool shim;     /* in profrun's shim: passed over, or overhead */
+	bool entry;    /* holds its executable's entry point (e_entry) */
 };
 
 /* One frame: a function at one place.  Frames of one physical frame
@@ -66,6 +68,11 @@ struct report_stacks {
 	uint64_t stacks;    /* of them, the ones with a stack (sum of counts) */
 	uint64_t truncated; /* of those, ended before the thread's start */
 	uint64_t unwound_none; /* stacks with no frame at all (garbage) */
+	uint64_t overhead;     /* stacks whose leaf is in profrun's shim: not
+				* in the counts above, nor a trace */
+	uint64_t not_kept;     /* samples whose stack the reservoir did not
+				* keep (by design) */
+	uint64_t copy_failed;  /* samples whose stack could not be copied */
 	uint32_t stack_size;   /* bytes copied per stack (largest seen) */
 	struct strmap strs;    /* owns the frames' file names */
 };

@@ -103,6 +103,24 @@ inlined_levels(struct module *m, Dwarf_Addr maddr, struct sym_frame *out,
 	return k;
 }
 
+/* Whether [LO, HI) (link-time) holds the ELF entry point of O, a main
+ * executable (module M): the root of every stack of its main thread,
+ * named or not.  A library's entry point is no process's start. */
+static bool
+holds_entry(const struct sym_object *o, struct module *m, uint64_t lo,
+	    uint64_t hi)
+{
+	Dwarf_Addr bias;
+	Elf *elf = m->mod && !o->library && !o->image
+			   ? dwfl_module_getelf(m->mod, &bias)
+			   : NULL;
+	GElf_Ehdr eh;
+
+	return elf && gelf_getehdr(elf, &eh) &&
+	       (eh.e_type == ET_EXEC || eh.e_type == ET_DYN) &&
+	       eh.e_entry != 0 && lo <= eh.e_entry && eh.e_entry < hi;
+}
+
 int
 symbolize_frames(struct symbolizer *sz, const struct sym_object *o,
 		 uint64_t addr, struct sym_frame *out, int max)
@@ -121,7 +139,7 @@ symbolize_frames(struct symbolizer *sz, const struct sym_object *o,
 	y = m->mod && !m->refused ? symtab_lookup(&m->syms, addr, &gap) : NULL;
 	if (y == NULL) {
 		const char *name = m->unknown_name;
-		uint64_t lo, hi;
+		uint64_t lo = 0, hi = 0;
 		char *s;
 
 		/* named as the flat profile names it: its extent */
@@ -135,6 +153,8 @@ symbolize_frames(struct symbolizer *sz, const struct sym_object *o,
 				return -1;
 		}
 		out[0] = (struct sym_frame){.name = name, .symbol = name};
+		if (name != m->unknown_name)
+			out[0].entry_point = holds_entry(o, m, lo, hi);
 		return 1;
 	}
 	if (!sym_shown(m, y))
@@ -151,10 +171,12 @@ symbolize_frames(struct symbolizer *sz, const struct sym_object *o,
 		file = out[0].file;
 		line = out[0].line;
 	}
-	out[k] = (struct sym_frame){.name = sym_shown(m, y),
-				    .symbol = y->name,
-				    .entry = y->start,
-				    .file = file,
-				    .line = line};
+	out[k] = (struct sym_frame){
+		.name = sym_shown(m, y),
+		.symbol = y->name,
+		.entry = y->start,
+		.file = file,
+		.line = line,
+		.entry_point = holds_entry(o, m, y->start, y->end)};
 	return k + 1;
 }

@@ -135,8 +135,11 @@ func_list_modules(const struct func_list *l)
 	size_t i, j, n = 0;
 
 	for (i = 0; i < l->n; i++) {
+		if (l->v[i].samples == 0)
+			continue;
 		for (j = 0; j < i; j++)
-			if (strcmp(l->v[i].module, l->v[j].module) == 0)
+			if (l->v[j].samples > 0 &&
+			    strcmp(l->v[i].module, l->v[j].module) == 0)
 				break;
 		n += j == i;
 		if (n > 1)
@@ -221,6 +224,8 @@ module_totals(const struct func_list *l, struct module_total **out, size_t *n)
 
 	*n = 0;
 	for (i = 0; v && i < l->n; i++) {
+		if (l->v[i].samples == 0)
+			continue; /* on stacks only: no samples of its own */
 		t = total_of(v, n, l->v[i].module);
 		if (!t) {
 			module_totals_free(v, *n);

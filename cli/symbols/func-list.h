@@ -46,7 +46,8 @@ int func_list_add(struct func_list *l, const struct func *f);
  * then by name (functions) or place (lines). */
 void func_list_finish(struct func_list *l);
 
-/* Distinct modules in L, counting no further than 2. */
+/* Distinct modules of L's entries with samples, counting no further
+ * than 2. */
 size_t func_list_modules(const struct func_list *l);
 
 /* True when MODULE (a path, or "[vdso]", "[unknown]") is the one NAME
@@ -56,7 +57,8 @@ bool func_module_is(const char *module, const char *name);
 /* Drop the entries of L whose module is not NAME's. */
 void func_list_keep_module(struct func_list *l, const char *name);
 
-/* Samples per module, most first (ties by name). */
+/* Samples per module, most first (ties by name); modules whose entries
+ * have no samples are not counted. */
 struct module_total {
 	char *module;
 	uint64_t samples;

@@ -48,6 +48,8 @@ module_close(struct module *m)
 	m->src.warned = warned; /* its DWARF is warned about once */
 	eh_frame_view_close(&m->eh);
 	m->eh_tried = false;
+	fde_table_fini(&m->fdes);
+	m->fdes_tried = false;
 	code_bytes_fini(&m->code);
 	strmap_fini(&m->shown, free);
 	if (m->dwfl)
@@ -310,10 +312,8 @@ module_load(struct module *m, const struct sym_object *obj,
 		module_close(m);
 		return -1;
 	}
-	if (m->syms.n == 0)
-		cli_warn(
-			"%s: no function symbols (stripped, no debug info found); reporting addresses only",
-			m->exe);
+	/* no symbols: the text report says how much that costs, once
+	 * (formats/text-names.c), rather than a warning per object */
 	m->src.what = module_debug_file(m);
 	return 0;
 }
@@ -434,16 +434,17 @@ module_cfi(struct module *m, Dwarf_Addr *bias)
 	return dwfl_module_eh_cfi(m->mod, bias);
 }
 
-bool
-module_code_extent(struct module *m, uint64_t addr, uint64_t *lo, uint64_t *hi)
+/* The extent of ADDR's CFI row (the piece of a function between two
+ * changes of its frame), for an object whose .eh_frame the table could
+ * not read. */
+static bool
+row_extent(struct module *m, uint64_t addr, uint64_t *lo, uint64_t *hi)
 {
 	Dwarf_Addr cbias, start, end;
 	Dwarf_CFI *cfi;
 	Dwarf_Frame *frame;
 	bool ok;
 
-	if (m->mod == NULL)
-		return false;
 	cfi = module_cfi(m, &cbias);
 	if (cfi == NULL || addr + m->bias < cbias)
 		return false;
@@ -455,5 +456,53 @@ module_code_extent(struct module *m, uint64_t addr, uint64_t *lo, uint64_t *hi)
 		return false;
 	*lo = start + cbias - m->bias;
 	*hi = end + cbias - m->bias;
+	return *lo <= addr && addr < *hi;
+}
+
+/* M's frame descriptions, read on first use; NULL when it has none. */
+static const struct fde_table *
+module_fdes(struct module *m)
+{
+	Dwarf_Addr ebias;
+	Elf *elf;
+
+	if (!m->fdes_tried) {
+		m->fdes_tried = true;
+		elf = dwfl_module_getelf(m->mod, &ebias);
+		if (elf && fde_table_load(&m->fdes, elf))
+			fde_table_fini(&m->fdes); /* out of memory: rows */
+	}
+	return m->fdes.n > 0 ? &m->fdes : NULL;
+}
+
+bool
+module_code_extent(struct module *m, uint64_t addr, uint64_t *lo, uint64_t *hi)
+{
+	const struct fde_table *t;
+	const struct sym *v;
+	long i, below, gap;
+
+	if (m->mod == NULL)
+		return false;
+	t = module_fdes(m);
+	if (t == NULL)
+		return row_extent(m, addr, lo, hi);
+	i = fde_table_find(t, addr, &below);
+	if (i >= 0) {
+		*lo = t->v[i].start;
+		*hi = t->v[i].end;
+		return true;
+	}
+	if (below < 0 || (size_t)below + 1 >= t->n)
+		return false; /* before the first or after the last */
+	/* a gap between two descriptions, less the symbols around it */
+	*lo = t->v[below].end;
+	*hi = t->v[below + 1].start;
+	symtab_lookup(&m->syms, addr, &gap);
+	v = m->syms.v;
+	if (gap >= 0 && v[gap].end <= addr && v[gap].end > *lo)
+		*lo = v[gap].end;
+	if (gap + 1 < (long)m->syms.n && v[gap + 1].start < *hi)
+		*hi = v[gap + 1].start;
 	return *lo <= addr && addr < *hi;
 }

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "eh-frame.h"
+#include "fde-table.h"
 #include "source.h"
 #include "strmap.h"
 #include "symbolize.h"
@@ -33,6 +34,8 @@ struct module {
 	struct eh_frame_view eh; /* its frame descriptions, when libdw's
 				  * would be searched one by one */
 	bool eh_tried;		 /* eh looked at */
+	struct fde_table fdes;	 /* its functions' extents, from .eh_frame */
+	bool fdes_tried;	 /* fdes read */
 	bool loaded;		 /* opened (and warned about) */
 	unsigned walks;		 /* planned walks to come (symbolizer_plan) */
 };
@@ -59,10 +62,11 @@ const char *shown_name(struct module *m, const char *raw, bool demangled);
  * memory. */
 const char *sym_shown(struct module *m, struct sym *y);
 
-/* The extent [*LO, *HI) (link-time) of the code holding link-time ADDR,
- * from its frame description in .eh_frame: a name for code without
- * symbols that stays the same from run to run.  False when M has none
- * there. */
+/* The extent [*LO, *HI) (link-time) of the code without a symbol holding
+ * link-time ADDR: its function's frame description in .eh_frame (the
+ * whole function), or the gap between two descriptions (and symbols)
+ * that holds it: a name for code without symbols that stays the same
+ * from run to run.  False when M has no descriptions around ADDR. */
 bool module_code_extent(struct module *m, uint64_t addr, uint64_t *lo,
 			uint64_t *hi);
 

@@ -91,6 +91,8 @@ struct sym_frame {
 	int line;	    /* 0 when unknown */
 	uint64_t entry;	    /* link-time entry of a symbol, 0 for inlined */
 	bool inlined;	    /* inlined into the next level */
+	bool entry_point;   /* the function holds its object's ELF entry
+			     * point (e_entry): a process's first frame */
 };
 
 /* The levels at link-time ADDR of object O into OUT (at most MAX),

@@ -36,12 +36,33 @@ sym_rank(const GElf_Sym *s)
 }
 
 /* What the table is sorted by: address, preference among aliases, name,
- * then the order read. */
+ * then the order read.  Of aliases, the name users know is kept, as perf
+ * keeps it: global before weak before local (and sized before sizeless),
+ * then fewer leading underscores, then the shortest (without a symbol
+ * version), then by name: malloc, not __libc_malloc; free, not cfree;
+ * clone3, not __GI___clone3. */
 struct sym_key {
 	uint64_t start;
 	uint32_t rank;
-	uint32_t i; /* index in the symbols read */
+	uint32_t i;	/* index in the symbols read */
+	uint16_t under; /* leading underscores */
+	uint16_t len;	/* length without a version ("@GLIBC_2.2.5") */
 };
+
+/* The key of symbol I of V. */
+static struct sym_key
+sym_key_of(const struct sym *v, size_t i)
+{
+	const char *name = v[i].name;
+	size_t under = strspn(name, "_"), len = strcspn(name, "@");
+
+	return (struct sym_key){
+		.start = v[i].start,
+		.rank = (uint32_t)v[i].rank,
+		.i = (uint32_t)i,
+		.under = under > UINT16_MAX ? UINT16_MAX : (uint16_t)under,
+		.len = len > UINT16_MAX ? UINT16_MAX : (uint16_t)len};
+}
 
 static int
 cmp_key(const struct sym_key *x, const struct sym_key *y, const struct sym *v)
@@ -52,6 +73,10 @@ cmp_key(const struct sym_key *x, const struct sym_key *y, const struct sym *v)
 		return x->start < y->start ? -1 : 1;
 	if (x->rank != y->rank)
 		return x->rank < y->rank ? -1 : 1;
+	if (x->under != y->under)
+		return x->under < y->under ? -1 : 1;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
 	c = strcmp(v[x->i].name, v[y->i].name);
 	return c ? c : (x->i > y->i) - (x->i < y->i);
 }
@@ -146,8 +171,7 @@ sort_syms(struct symtab *t)
 	if (!k)
 		return -1;
 	for (i = 0; i < t->n; i++)
-		k[i] = (struct sym_key){t->v[i].start, (uint32_t)t->v[i].rank,
-					(uint32_t)i};
+		k[i] = sym_key_of(t->v, i);
 	sort_keys(k, k + t->n, t->n, t->v);
 	for (i = 0; i < t->n; i++)
 		n += i == 0 || k[i].start != k[i - 1].start;

@@ -25,6 +25,7 @@ struct unwinder {
 	const struct profile_stack *cur; /* the sample being unwound */
 	uint64_t *pcs;			 /* where its frames go */
 	size_t n, max;
+	bool complete; /* the last stack reached its outermost frame */
 };
 
 /* ------------------------------------------------------- thread callbacks */
@@ -176,6 +177,38 @@ frame_cb(Dwfl_Frame *state, void *arg)
 	return DWARF_CB_OK;
 }
 
+/* Whether the CFI at run-time PC says the caller's return address is
+ * undefined: the outermost frame, as _start, clone and clone3 mark
+ * theirs (cfi_undefined (rip)), named or not. */
+static bool
+outermost(Dwfl *dwfl, Dwarf_Addr pc)
+{
+	Dwfl_Module *m = dwfl_addrmodule(dwfl, pc);
+	Dwarf_Op mem[3], *ops;
+	Dwarf_Frame *f;
+	Dwarf_CFI *cfi;
+	Dwarf_Addr bias;
+	size_t nops;
+	bool undefined = false;
+	int ra;
+
+	for (int k = 0; m && k < 2 && !undefined; k++) {
+		cfi = k == 0 ? dwfl_module_eh_cfi(m, &bias)
+			     : dwfl_module_dwarf_cfi(m, &bias);
+		if (cfi == NULL || pc < bias ||
+		    dwarf_cfi_addrframe(cfi, pc - bias, &f) != 0)
+			continue;
+		ra = dwarf_frame_info(f, NULL, NULL, NULL);
+		/* "undefined": no operations, in the caller's array */
+		undefined =
+			ra >= 0 &&
+			dwarf_frame_register(f, ra, mem, &ops, &nops) == 0 &&
+			nops == 0 && ops == mem;
+		free(f);
+	}
+	return undefined;
+}
+
 size_t
 unwinder_run(struct unwinder *u, const struct profile_stack *s, uint64_t *pcs,
 	     size_t max)
@@ -194,8 +227,16 @@ unwinder_run(struct unwinder *u, const struct profile_stack *s, uint64_t *pcs,
 	if (u->attached)
 		dwfl_getthread_frames(u->dwfl, s->tid > 0 ? s->tid : 1,
 				      frame_cb, u);
+	u->complete = u->n > 0 && u->n < u->max &&
+		      outermost(u->dwfl, u->pcs[u->n - 1]);
 	if (u->n == 0 && max > 0)
 		pcs[u->n++] = s->regs[16];
 	u->cur = NULL;
 	return u->n;
+}
+
+bool
+unwinder_complete(const struct unwinder *u)
+{
+	return u->complete;
 }

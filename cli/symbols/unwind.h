@@ -3,6 +3,7 @@
 #ifndef PROFRUN_CLI_UNWIND_H
 #define PROFRUN_CLI_UNWIND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,5 +22,10 @@ void unwinder_free(struct unwinder *u);
  * Returns how many (at least 1 when MAX > 0: the interrupted PC). */
 size_t unwinder_run(struct unwinder *u, const struct profile_stack *s,
 		    uint64_t *pcs, size_t max);
+
+/* Whether the last unwinder_run reached the stack's outermost frame, the
+ * one whose CFI leaves the return address undefined (a process's entry
+ * point, clone, clone3), named or not; false when it stopped early. */
+bool unwinder_complete(const struct unwinder *u);
 
 #endif /* PROFRUN_CLI_UNWIND_H */
