@@ -416,7 +416,8 @@ calls_stacks(const struct report *r, struct report_stacks *tmp)
 						f->symbol,
 						f->addr,
 						flat_is_main(r, f->module),
-						i};
+						i,
+						f->samples};
 		tmp->frames[i] = (struct stack_frame){.fn = (uint32_t)i,
 						      .addr = f->addr};
 		tmp->traces[i] =
