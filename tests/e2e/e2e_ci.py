@@ -36,6 +36,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import browser  # noqa: E402
 import e2e  # noqa: E402
 import mkprofile  # noqa: E402
 from e2e import PROFRUN, Failure, expect, run, wl, report_json, check_share, one_line_error  # noqa: E402
@@ -50,15 +51,15 @@ def case(fn):
     return fn
 
 
-def record(tmp, name, *args, seconds=None):
-    """Run ARGS[0] SECONDS ARGS[1:] under profrun -F 1000 into TMP/NAME; with
-    SECONDS None, for the CPU time that gives the executable NEED samples
-    (again for longer while it has fewer: e2e.gather)."""
+def record(tmp, name, *args, seconds=None, opts=(), cwd=None):
+    """Run ARGS[0] SECONDS ARGS[1:] under profrun -F 1000 (and OPTS) into
+    TMP/NAME; with SECONDS None, for the CPU time that gives the executable
+    NEED samples (again for longer while it has fewer: e2e.gather)."""
     out = os.path.join(tmp, name)
 
     def attempt(secs):
-        cp = run([PROFRUN, "-q", "-F", str(e2e.DEFAULT_FREQ), "-o", out, "--", *args[:1],
-                  secs, *args[1:]])
+        cp = run([PROFRUN, "-q", "-F", str(e2e.DEFAULT_FREQ), *opts, "-o", out, "--", *args[:1],
+                  secs, *args[1:]], cwd=cwd)
         expect(cp.returncode == 0, f"{name}: exit {cp.returncode}: {cp.stderr}")
         return out, [(report_json(out)["samples"]["main"], e2e.NEED)]
     if seconds is not None:
@@ -440,6 +441,193 @@ def diff_refuses_bad_baselines(tmp):
         expect(cp.returncode == 2, f"diff {args}: exit {cp.returncode}, expected 2")
     cp = run([PROFRUN, "diff", "--help"])
     expect(cp.returncode == 0 and "Exit status" in cp.stdout, "diff --help lacks exit codes")
+
+
+# ---------------------------------------------------------------- the diff page
+
+# stage_sort 4x slower; stage_render does 1.49x its work, which keeps its
+# share (8 x 1.49 / (100 + 45 + 8 x 0.49) = 8.0%): an unchanged share.
+SLOWER = ["stage_sort", "4", "stage_render", "1.49"]
+# The false-alarm rate of each diff of the page tests (family-wise, as in
+# the gate): the frames that must be grey stay so but once in 10,000 runs;
+# stage_sort's change (about 25 points, 8 standard errors at 400 samples)
+# is flagged all the same.
+PAGE_CONFIDENCE = "99.99"
+
+
+def self_contained(page):
+    with open(page, encoding="utf-8") as f:
+        text = f.read()
+    expect(not re.search(r"<(script|link|img|iframe)[^>]*\s(src|href)=", text, re.I),
+           "the page loads something from elsewhere")
+    expect("http://" not in text and "https://" not in text, "the page names a network address")
+
+
+def diff_page(tmp, base, new, *extra):
+    """BASE against NEW as a page, checked in Chromium: DOM and screenshot.
+    Returns (frames drawn, DOM, screenshot, the JSON diff)."""
+    page = os.path.join(tmp, "diff.html")
+    args = ["--confidence", PAGE_CONFIDENCE, *extra, base, new]
+    cp = diff("--format", "html", "-o", page, *args)
+    expect(cp.returncode == 1, f"diff --format html: exit {cp.returncode}: {cp.stderr}")
+    self_contained(page)
+    d = json.loads(diff("--format", "json", *args).stdout)
+    dom = browser.dump_dom(tmp, page)
+    return browser.frames(dom), dom, browser.screenshot(tmp, page), d
+
+
+def check_sort_grew(frames, shot, want_points, what):
+    """stage_sort's frame: red in the DOM and on screen, noting its change
+    as the JSON diff gives it."""
+    expect("stage_sort" in frames, f"{what}: stage_sort not drawn: {sorted(frames)}")
+    f = frames["stage_sort"]
+    expect(browser.reddish(f[4]), f"{what}: stage_sort's colour {f[4]} is not the grown one")
+    expect(browser.reddish(shot.inside(f)), f"{what}: stage_sort on screen {shot.inside(f)}")
+    m = re.match(r"([+-]\d+\.\d+) points regression$", f[5])
+    expect(m, f"{what}: stage_sort's note {f[5]!r}")
+    expect(abs(float(m.group(1)) - want_points) < 0.006 and want_points > 10,
+           f"{what}: stage_sort changed {m.group(1)}, the JSON diff says {want_points}")
+
+
+def check_grey(frames, shot, name, what):
+    expect(name in frames, f"{what}: {name} not drawn: {sorted(frames)}")
+    f = frames[name]
+    expect(browser.grey(f[4]) and browser.grey(shot.inside(f)),
+           f"{what}: {name} is {f[4]} ({shot.inside(f)} on screen), not grey: {f[5]}")
+    expect(f[5].endswith(" unchanged"), f"{what}: {name}'s note {f[5]!r}")
+
+
+def row_of(rows, name):
+    found = [r for r in rows if r["name"] == name]
+    expect(found, f"{name} not compared")
+    return found[0]
+
+
+@case
+def diff_page_colours_a_4x_slowdown_with_stacks(tmp):
+    base = record(tmp, "base.prof", wl("stages"), opts=["-g"])
+    slow = record(tmp, "slow.prof", wl("stages"), *SLOWER, opts=["-g"])
+    frames, dom, shot, d = diff_page(tmp, base, slow)
+    incl = d["inclusive"]["functions"]
+    check_sort_grew(frames, shot, row_of(incl, "stage_sort")["change_points"], "with stacks")
+    # main is on every stack on both sides; stage_render kept its share
+    for name in ("main", "stage_render"):
+        check_grey(frames, shot, name, "with stacks")
+    expect(row_of(incl, "main")["status"] == "unchanged", "main's inclusive share changed")
+    # the shrunk stages are never red (blue when significant)
+    for name in ("stage_parse", "stage_hash"):
+        expect(not browser.reddish(frames[name][4]), f"{name} drawn as grown: {frames[name]}")
+    expect(re.search(r'<tr data-name="stage_sort">', dom), "stage_sort not in the table of changes")
+    # the JSON diff carries each function's inclusive counts of both sides
+    row = row_of(d["functions"], "stage_sort")
+    expect(row["new_inclusive"] >= row["new_samples"] and row["inclusive_status"] == "regression",
+           f"stage_sort's inclusive fields: {row}")
+    # search and zoom are the flame graph's
+    page = os.path.join(tmp, "diff.html")
+    expect(browser.attr(browser.dump_dom(tmp, page, "#search=^stage_sort$"), "data-matched")
+           == frames_samples(page, "stage_sort"), "search matched share")
+    names = browser.drawn(browser.dump_dom(tmp, page, "#zoom=stage_sort"))
+    expect("stage_sort" in names and "stage_parse" not in names, f"zoomed: {sorted(names)}")
+
+
+def frames_samples(page, name):
+    """NEW's samples on the stack frames of NAME (the page's data)."""
+    with open(page, encoding="utf-8") as f:
+        text = f.read()
+    data = json.loads(text.split('id="profrun-data">')[1].split("</script>")[0])
+    fn = data["names"].index(name)
+    nodes = data["nodes"]
+    return sum(nodes[i + 1] for i in range(0, len(nodes), 3) if nodes[i] // 2 == fn)
+
+
+@case
+def diff_page_draws_bars_without_stacks(tmp):
+    base = record(tmp, "base.prof", wl("stages"))
+    slow = record(tmp, "slow.prof", wl("stages"), *SLOWER)
+    # a baseline whose stage_compress was called stage_compress_v1: that
+    # one is only in BASE
+    report = json.loads(export(base, "json"))
+    for f in report["functions"]:
+        if f["name"] == "stage_compress":
+            f["name"] = "stage_compress_v1"
+    baseline = os.path.join(tmp, "baseline.json")
+    with open(baseline, "w") as f:
+        json.dump(report, f)
+    frames, dom, shot, d = diff_page(tmp, baseline, slow)
+    expect("No call stacks" in dom and browser.attr(dom, "data-drawn-frames") >= 5, "not the flat view")
+    check_sort_grew(frames, shot, row_of(d["functions"], "stage_sort")["change_points"], "without stacks")
+    check_grey(frames, shot, "stage_render", "without stacks")
+    expect(re.search(r'<li data-name="stage_compress_v1">stage_compress_v1 \(stages\): [\d.]+% of BASE</li>', dom),
+           "the function only in BASE is not listed as removed")
+    expect("stage_compress_v1" not in frames, "a removed function drawn")
+
+
+@case
+def diff_markdown_of_5000_functions_stays_under_the_comment_limit(tmp):
+    # generated reports with stacks: 5000 functions with long names, each
+    # doubling or vanishing, so that every one is flagged (--threshold 0)
+    n, name = 5000, "ns::detail::handler_for_request_kind_{}<std::vector<std::string>>::operator()"
+    sides = []
+    for k, counts in enumerate(([1000] * n, [2000 if i % 2 else 0 for i in range(n)])):
+        total = sum(counts)
+        funcs = [{"name": name.format(i), "module": "/build/bench", "samples": c, "percent": 100 * c / total,
+                  "inclusive": c, "inclusive_percent": 100 * c / total}
+                 for i, c in enumerate(counts) if c]
+        report = {"schema": "profrun-report/1",
+                  "samples": {"total": total, "main": total, "outside": 0, "libraries": 0, "vdso": 0, "unknown": 0},
+                  "executables": [{"exe": "/build/bench"}], "functions": funcs,
+                  "stacks": {"callers_only": [{"name": "main", "module": "/build/bench", "inclusive": total}]}}
+        sides.append(os.path.join(tmp, f"side{k}.json"))
+        with open(sides[-1], "w") as f:
+            json.dump(report, f)
+    cp = diff("--format", "markdown", "--threshold", "0", "--top", "0", *sides)
+    expect(cp.returncode == 1, f"exit {cp.returncode}: {cp.stderr}")
+    md = cp.stdout
+    expect(len(md) <= 65536 and len(md.encode()) <= 65536, f"{len(md)} characters")
+    expect(len(md) > 50000, f"only {len(md)} characters: the tables were cut too short")
+    tables = md.split("#### Inclusive shares")
+    expect(len(tables) == 2, "no table of inclusive shares")
+    for t, compared in zip(tables, (n, n + 1)):
+        shown = len(re.findall(r"^\| `", t, re.M))
+        m = re.search(r"^\| \*(\d+) more rows left out to stay under GitHub's 65,536 characters", t, re.M)
+        expect(m, "no line saying how many rows were left out")
+        expect(shown + int(m.group(1)) == compared,
+               f"{shown} rows shown and {m.group(1)} left out of {compared}")
+    verdict = md.splitlines()[0]
+    expect(re.search(r"and \d+ more", verdict) and len(verdict) < 2000, f"verdict: {verdict[:300]}")
+
+
+@case
+def diff_matches_the_main_executable_across_a_rename(tmp):
+    os.makedirs(os.path.join(tmp, "build-pr"))
+    shutil.copy(wl("stages"), os.path.join(tmp, "bench"))
+    shutil.copy(wl("stages"), os.path.join(tmp, "build-pr", "bench-new"))
+    base = record(tmp, "base.prof", "./bench", cwd=tmp)
+    slow = record(tmp, "slow.prof", "build-pr/bench-new", "stage_sort", "4", cwd=tmp)
+    baseline = os.path.join(tmp, "baseline.json")
+    with open(baseline, "wb") as f:
+        f.write(export(base, "json"))
+    for b in (base, baseline):
+        cp = diff(b, slow)
+        expect(cp.returncode == 1, f"exit {cp.returncode}: {cp.stdout} {cp.stderr}")
+        expect("module bench of BASE compared as bench-new of NEW (the one main executable" in cp.stdout,
+               f"the match is not said: {cp.stdout}")
+        d = json.loads(diff("--format", "json", b, slow).stdout)
+        flagged = [r["name"] for r in d["functions"] if r["status"] != "unchanged"]
+        expect("stage_sort" in flagged and all(r["status"] not in ("new", "gone") for r in d["functions"]
+                                               if r["name"].startswith("stage_")),
+               f"flagged {flagged}")
+        expect(d["modules_matched"] == [{"base": "bench", "new": "bench-new", "automatic": True}],
+               f"modules_matched {d['modules_matched']}")
+        md = diff("--format", "markdown", b, slow).stdout
+        expect("> module `bench` of BASE compared as `bench-new` of NEW" in md, f"markdown: {md}")
+    d = json.loads(diff("--format", "json", "--same", "./bench=build-pr/bench-new", base, slow).stdout)
+    expect(d["modules_matched"] == [{"base": "bench", "new": "bench-new", "automatic": False}],
+           f"--same: {d['modules_matched']}")
+    for bad in ("bench=nothing", "nothing=bench-new", "bench", "=bench-new"):
+        cp = diff("--same", bad, base, slow)
+        line = one_line_error(cp, f"--same {bad}")
+        expect(cp.returncode == 2 and "--same" in line, f"--same {bad}: exit {cp.returncode}: {line}")
 
 
 if __name__ == "__main__":
