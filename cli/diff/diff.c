@@ -80,6 +80,15 @@ next_fn(struct diff_side *s, size_t *i, bool inclusive)
 	return *i < s->n ? &s->fns[*i] : NULL;
 }
 
+/* Whether a function only one side has is compared: not a caller without
+ * samples of its own when the other side's report does not list those
+ * (inclusive shares of an older report): it may well be there. */
+static bool
+one_sided(const struct diff_fn *f, const struct diff_side *other)
+{
+	return f->flat || other->callers_known;
+}
+
 /* Walk both sides sorted by (name, module); an unknown module sorts
  * first and matches the next entry of the same name. */
 static void
@@ -101,10 +110,14 @@ match(struct diff *d, struct diff_rows *rows, bool inclusive)
 			continue;
 		}
 		c = !x ? 1 : !y ? -1 : cmp_fn(x, y);
+		if (c <= 0 && one_sided(x, n))
+			add_row(d, rows, inclusive, x, NULL);
+		else if (c > 0 && one_sided(y, b))
+			add_row(d, rows, inclusive, NULL, y);
 		if (c <= 0)
-			add_row(d, rows, inclusive, x, NULL), i++;
+			i++;
 		else
-			add_row(d, rows, inclusive, NULL, y), j++;
+			j++;
 	}
 }
 

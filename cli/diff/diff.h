@@ -34,6 +34,8 @@ struct diff_side {
 	const char *path;
 	bool from_json;
 	bool has_inclusive; /* every function's inclusive samples known */
+	bool callers_known; /* and those of the callers without samples of
+			     * their own (not in reports of older versions) */
 	uint64_t total;	    /* all samples, the denominator of every share */
 	struct diff_fn *fns;
 	size_t n, cap;

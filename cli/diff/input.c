@@ -136,6 +136,7 @@ diff_side_from_report(struct diff_side *s, const char *path,
 	s->report = (struct report *)r;
 	s->total = r->total;
 	s->has_inclusive = r->stacks.present;
+	s->callers_known = true;
 	if (opts->inclusive && !s->has_inclusive)
 		return side_error(
 			s,
@@ -269,6 +270,7 @@ json_callers(struct diff_side *s, json_object *root)
 	if (!json_object_object_get_ex(root, "stacks", &stacks) ||
 	    !json_object_object_get_ex(stacks, "callers_only", &a))
 		return 0; /* a report of an older profrun: not known */
+	s->callers_known = true;
 	if (!json_object_is_type(a, json_type_array))
 		return side_error(s, "stacks.callers_only is not a list");
 	n = json_object_array_length(a);

@@ -528,6 +528,19 @@ def diff_page_colours_a_4x_slowdown_with_stacks(tmp):
            == frames_samples(page, "stage_sort"), "search matched share")
     names = browser.drawn(browser.dump_dom(tmp, page, "#zoom=stage_sort"))
     expect("stage_sort" in names and "stage_parse" not in names, f"zoomed: {sorted(names)}")
+    # a baseline of an older profrun, without the callers' counts (_start,
+    # __libc_start_main, ...): they are not compared (not "new")
+    report = json.loads(export(base, "json"))
+    callers = [f["name"] for f in report["stacks"]["callers_only"]]
+    expect("_start" in callers, f"_start not among the callers only: {report['stacks']}")
+    del report["stacks"]["callers_only"]
+    old = os.path.join(tmp, "old.json")
+    with open(old, "w") as f:
+        json.dump(report, f)
+    d = json.loads(diff("--format", "json", old, slow).stdout)
+    expect(not set(callers) & {r["name"] for r in d["inclusive"]["functions"]},
+           "callers compared with nothing")
+    row_of(d["inclusive"]["functions"], "stage_sort")
 
 
 def frames_samples(page, name):
