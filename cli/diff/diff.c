@@ -80,13 +80,14 @@ next_fn(struct diff_side *s, size_t *i, bool inclusive)
 	return *i < s->n ? &s->fns[*i] : NULL;
 }
 
-/* Whether a function only one side has is compared: not a caller without
- * samples of its own when the other side's report does not list those
- * (inclusive shares of an older report): it may well be there. */
+/* Whether a function only one side has is compared: by inclusive share,
+ * only when the other side lists its callers without samples of their own
+ * (reports of older versions do not): else it may well be there, as a
+ * caller. */
 static bool
-one_sided(const struct diff_fn *f, const struct diff_side *other)
+one_sided(const struct diff_side *other, bool inclusive)
 {
-	return f->flat || other->callers_known;
+	return !inclusive || other->callers_known;
 }
 
 /* Walk both sides sorted by (name, module); an unknown module sorts
@@ -110,9 +111,9 @@ match(struct diff *d, struct diff_rows *rows, bool inclusive)
 			continue;
 		}
 		c = !x ? 1 : !y ? -1 : cmp_fn(x, y);
-		if (c <= 0 && one_sided(x, n))
+		if (c <= 0 && one_sided(n, inclusive))
 			add_row(d, rows, inclusive, x, NULL);
-		else if (c > 0 && one_sided(y, b))
+		else if (c > 0 && one_sided(b, inclusive))
 			add_row(d, rows, inclusive, NULL, y);
 		if (c <= 0)
 			i++;
