@@ -199,8 +199,8 @@ row_fn(FILE *out, const struct diff_row *r)
 		fputs("null", out);
 		return;
 	}
-	fprintf(out, "[%.4f,%.4f,%.4f,%.3g,\"%s\",%s]", r->base_pct, r->new_pct,
-		r->delta, r->p_value, diff_status_name(r->status),
+	fprintf(out, "[%.10g,%.10g,%.10g,%.3g,\"%s\",%s]", r->base_pct,
+		r->new_pct, r->delta, r->p_value, diff_status_name(r->status),
 		r->significant ? "1" : "0");
 }
 
@@ -211,7 +211,7 @@ row_table(FILE *out, const struct diff_row *r)
 	html_json_string(out, r->name);
 	fputc(',', out);
 	html_json_string(out, r->module ? r->module : "");
-	fprintf(out, ",%.4f,%.4f,%.4f,%.3g,\"%s\"]", r->base_pct, r->new_pct,
+	fprintf(out, ",%.10g,%.10g,%.10g,%.3g,\"%s\"]", r->base_pct, r->new_pct,
 		r->delta, r->p_value, diff_status_name(r->status));
 }
 
@@ -239,7 +239,7 @@ write_rows(FILE *out, const char *key, const struct diff_row *v, size_t n,
 		html_json_string(out, r->name);
 		fputc(',', out);
 		html_json_string(out, r->module ? r->module : "");
-		fprintf(out, ",%.4f]", r->base_pct);
+		fprintf(out, ",%.10g]", r->base_pct);
 	}
 	fputc(']', out);
 }

@@ -518,6 +518,12 @@ def diff_page_colours_a_4x_slowdown_with_stacks(tmp):
     for name in ("stage_parse", "stage_hash"):
         expect(not browser.reddish(frames[name][4]), f"{name} drawn as grown: {frames[name]}")
     expect(re.search(r'<tr data-name="stage_sort">', dom), "stage_sort not in the table of changes")
+    # hovering stage_sort's frame tells both shares and the change
+    tip = hover(tmp, os.path.join(tmp, "diff.html"), frames["stage_sort"])
+    sort = row_of(incl, "stage_sort")
+    want = (f"inclusive share: BASE {sort['base_percent']:.2f}%, NEW {sort['new_percent']:.2f}%\n"
+            f"change: {sort['change_points']:+.2f} points (grew, regression")
+    expect(want in tip, f"tooltip {tip!r}, expected {want!r}")
     # the JSON diff carries each function's inclusive counts of both sides
     row = row_of(d["functions"], "stage_sort")
     expect(row["new_inclusive"] >= row["new_samples"] and row["inclusive_status"] == "regression",
@@ -541,6 +547,22 @@ def diff_page_colours_a_4x_slowdown_with_stacks(tmp):
     expect(not set(callers) & {r["name"] for r in d["inclusive"]["functions"]},
            "callers compared with nothing")
     row_of(d["inclusive"]["functions"], "stage_sort")
+
+
+def hover(tmp, page, frame):
+    """The tooltip of FRAME: a copy of PAGE that moves the mouse over it
+    once its script has run."""
+    x, y, w, h = frame[:4]
+    with open(page, encoding="utf-8") as f:
+        text = f.read()
+    move = ("<script>document.getElementById('fg').dispatchEvent(new MouseEvent('mousemove', "
+            f"{{clientX: {x + w - 3}, clientY: {y + h // 2}, bubbles: true}}));</script>\n</body>")
+    hovered = os.path.join(tmp, "hovered.html")
+    with open(hovered, "w", encoding="utf-8") as f:
+        f.write(text.replace("</body>", move))
+    m = re.search(r'<div id="tip"[^>]*>(.*?)</div>', browser.dump_dom(tmp, hovered), re.S)
+    expect(m and m.group(1), "no tooltip shown")
+    return m.group(1).replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
 
 
 def frames_samples(page, name):
