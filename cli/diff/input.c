@@ -186,6 +186,15 @@ load_profile(struct diff_side *s, const struct diff_opts *opts)
 	}
 	s->run = run;
 	s->own_report = true;
+	if (!opts->format || strcmp(opts->format, "html") != 0) {
+		/* only the page draws from the report: give it back now */
+		report_fini(r);
+		run_fini(run);
+		free(ro), free(run), free(r);
+		s->report = NULL;
+		s->run = NULL;
+		s->own_report = false;
+	}
 	return 0;
 }
 
