@@ -519,7 +519,10 @@ def diff_page_colours_a_4x_slowdown_with_stacks(tmp):
         expect(not browser.reddish(frames[name][4]), f"{name} drawn as grown: {frames[name]}")
     expect(re.search(r'<tr data-name="stage_sort">', dom), "stage_sort not in the table of changes")
     # hovering stage_sort's frame tells both shares and the change
-    tip = hover(tmp, os.path.join(tmp, "diff.html"), frames["stage_sort"])
+    tip, side = hover(tmp, os.path.join(tmp, "diff.html"), frames["stage_sort"])
+    # the table stands beside the flame graph, at its height
+    expect(side[0] >= frames["all"][0] + frames["all"][2] and side[1] <= frames["stage_sort"][1],
+           f"the table of changes at {side}, the flame graph {frames['all'][:4]}")
     sort = row_of(incl, "stage_sort")
     want = (f"inclusive share: BASE {sort['base_percent']:.2f}%, NEW {sort['new_percent']:.2f}%\n"
             f"change: {sort['change_points']:+.2f} points (grew, regression")
@@ -550,19 +553,27 @@ def diff_page_colours_a_4x_slowdown_with_stacks(tmp):
 
 
 def hover(tmp, page, frame):
-    """The tooltip of FRAME: a copy of PAGE that moves the mouse over it
-    once its script has run."""
+    """The tooltip of FRAME, and where the table of changes is (its left and
+    top): a copy of PAGE that moves the mouse over FRAME once its script
+    has run."""
     x, y, w, h = frame[:4]
     with open(page, encoding="utf-8") as f:
         text = f.read()
     move = ("<script>document.getElementById('fg').dispatchEvent(new MouseEvent('mousemove', "
-            f"{{clientX: {x + w - 3}, clientY: {y + h // 2}, bubbles: true}}));</script>\n</body>")
+            f"{{clientX: {x + w - 3}, clientY: {y + h // 2}, bubbles: true}}));\n"
+            "var r = document.getElementById('side').getBoundingClientRect();\n"
+            "document.body.setAttribute('data-side', Math.round(r.left) + ' ' + Math.round(r.top));"
+            "</script>\n</body>")
     hovered = os.path.join(tmp, "hovered.html")
     with open(hovered, "w", encoding="utf-8") as f:
         f.write(text.replace("</body>", move))
-    m = re.search(r'<div id="tip"[^>]*>(.*?)</div>', browser.dump_dom(tmp, hovered), re.S)
+    dom = browser.dump_dom(tmp, hovered)
+    m = re.search(r'<div id="tip"[^>]*>(.*?)</div>', dom, re.S)
     expect(m and m.group(1), "no tooltip shown")
-    return m.group(1).replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
+    side = re.search(r'data-side="(\d+) (\d+)"', dom)
+    expect(side, "no position of the table of changes")
+    return (m.group(1).replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">"),
+            (int(side.group(1)), int(side.group(2))))
 
 
 def frames_samples(page, name):
