@@ -608,24 +608,54 @@ def diff_page_draws_bars_without_stacks(tmp):
     expect("stage_compress_v1" not in frames, "a removed function drawn")
 
 
+def generated_report(tmp, name, counts, stacks=False):
+    """A JSON report of /build/bench's functions with COUNTS (name ->
+    samples, 0 for none), into TMP/NAME; with STACKS, each function's
+    inclusive samples its own, and main a caller of them all."""
+    total = sum(counts.values())
+    funcs = [{"name": f, "module": "/build/bench", "samples": c, "percent": 100 * c / total}
+             for f, c in counts.items() if c]
+    report = {"schema": "profrun-report/1",
+              "samples": {"total": total, "main": total, "outside": 0, "libraries": 0, "vdso": 0, "unknown": 0},
+              "executables": [{"exe": "/build/bench"}], "functions": funcs}
+    if stacks:
+        for f in funcs:
+            f.update(inclusive=f["samples"], inclusive_percent=f["percent"])
+        report["stacks"] = {"callers_only": [{"name": "main", "module": "/build/bench", "inclusive": total}]}
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        json.dump(report, f)
+    return path
+
+
+@case
+def diff_page_colours_grown_shrunk_and_unchanged_exactly(tmp):
+    # generated reports: exact counts, so every colour is certain
+    base = generated_report(tmp, "base.json", {"shrinks": 4000, "grows": 2000, "holds": 3000, "goes": 1000})
+    new = generated_report(tmp, "new.json", {"shrinks": 1000, "grows": 6000, "holds": 3000})
+    frames, dom, shot, d = diff_page(tmp, base, new)
+    for fn, looks, note in (("grows", browser.reddish, "+40.00 points regression"),
+                            ("shrinks", browser.bluish, "-30.00 points improvement"),
+                            ("holds", browser.grey, "+0.00 points unchanged")):
+        expect(fn in frames, f"{fn} not drawn: {sorted(frames)}")
+        expect(looks(frames[fn][4]) and looks(shot.inside(frames[fn])),
+               f"{fn}: {frames[fn][4]}, on screen {shot.inside(frames[fn])}")
+        expect(frames[fn][5] == note, f"{fn}'s note {frames[fn][5]!r}, expected {note!r}")
+    # the deeper the colour, the larger the change: 40 points are full red
+    expect(frames["grows"][4] == (220, 40, 35), f"a 40-point growth drawn {frames['grows'][4]}")
+    expect("goes" not in frames and re.search(r'<li data-name="goes">goes \(bench\): 10\.00% of BASE</li>', dom),
+           "the function only BASE has is not listed as removed")
+    expect(re.search(r'<tr data-name="goes">', dom), "the removed function's significant change not in the table")
+
+
 @case
 def diff_markdown_of_5000_functions_stays_under_the_comment_limit(tmp):
     # generated reports with stacks: 5000 functions with long names, each
     # doubling or vanishing, so that every one is flagged (--threshold 0)
     n, name = 5000, "ns::detail::handler_for_request_kind_{}<std::vector<std::string>>::operator()"
-    sides = []
-    for k, counts in enumerate(([1000] * n, [2000 if i % 2 else 0 for i in range(n)])):
-        total = sum(counts)
-        funcs = [{"name": name.format(i), "module": "/build/bench", "samples": c, "percent": 100 * c / total,
-                  "inclusive": c, "inclusive_percent": 100 * c / total}
-                 for i, c in enumerate(counts) if c]
-        report = {"schema": "profrun-report/1",
-                  "samples": {"total": total, "main": total, "outside": 0, "libraries": 0, "vdso": 0, "unknown": 0},
-                  "executables": [{"exe": "/build/bench"}], "functions": funcs,
-                  "stacks": {"callers_only": [{"name": "main", "module": "/build/bench", "inclusive": total}]}}
-        sides.append(os.path.join(tmp, f"side{k}.json"))
-        with open(sides[-1], "w") as f:
-            json.dump(report, f)
+    sides = [generated_report(tmp, f"side{k}.json", {name.format(i): c for i, c in enumerate(counts)},
+                              stacks=True)
+             for k, counts in enumerate(([1000] * n, [2000 if i % 2 else 0 for i in range(n)]))]
     cp = diff("--format", "markdown", "--threshold", "0", "--top", "0", *sides)
     expect(cp.returncode == 1, f"exit {cp.returncode}: {cp.stderr}")
     md = cp.stdout
