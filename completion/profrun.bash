@@ -42,7 +42,7 @@ _profrun_formats()
 		LC_ALL=C "$2" report --help 2>/dev/null |
 			sed -n 's/^ \{24\}\([a-z][a-z0-9-]*\)  .*/\1/p'
 		;;
-	diff) echo text markdown json ;;
+	diff) echo text markdown json html ;;
 	*) echo text json ;;
 	esac
 }
@@ -76,7 +76,7 @@ _profrun_option_argument()
 		COMPREPLY=($(compgen -W 'USR1 USR2 HUP WINCH URG RTMIN+' -- "$cur"))
 		;;
 	-F | --freq | --top | --tid | --pid | --module | --threshold | --confidence | \
-		--stack-size | --stack-samples | --callers | --callees | --delay | --duration)
+		--stack-size | --stack-samples | --callers | --callees | --delay | --duration | --same)
 		;; # a number or a name: nothing to offer
 	-*)
 		# any other option --help shows with an argument: a file

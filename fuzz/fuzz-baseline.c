@@ -7,7 +7,7 @@
  * Besides memory errors it checks that an accepted report's functions add
  * up to at most its total.
  *
- * Input: one option byte (bits 0-1 format: text, markdown, json; bit 2
+ * Input: one option byte (bits 0-1 format: text, markdown, json, html; bit 2
  * --top 3; bit 3 --fail-on any), then BASE, a NUL byte, and NEW; without a
  * NUL, BASE is compared with itself.
  */
@@ -17,7 +17,7 @@
 #include "diff.h"
 #include "fuzz.h"
 
-static const char *const formats[] = {"text", "markdown", "json", "text"};
+static const char *const formats[] = {"text", "markdown", "json", "html"};
 
 /* What the comparison relies on: the functions of an accepted side add up
  * to at most its total. */

@@ -27,10 +27,14 @@ static const char diff_usage[] =
 	"\n"
 	"A function is a regression when its share grew significantly and by\n"
 	"more than --threshold points; a new function with such a share counts\n"
-	"too.\n"
+	"too.  Markdown adds the changes of inclusive shares when both sides\n"
+	"have stacks, and stays under 65,536 characters (a GitHub comment).\n"
 	"\n"
 	"Options:\n"
-	"  --format FMT        text (default), markdown or json\n"
+	"  --format FMT        text (default), markdown, json, or html (a page:\n"
+	"                      the flame graph of NEW coloured by the change\n"
+	"                      of each function's inclusive share; bars per\n"
+	"                      function when a side has no stacks)\n"
 	"  --threshold PTS     smallest change in percentage points that\n"
 	"                      counts (default 1.0)\n"
 	"  --confidence PCT    family-wise confidence, percent (default 99)\n"
@@ -40,6 +44,10 @@ static const char diff_usage[] =
 	"  --top N             rows shown in text and markdown (default 20;\n"
 	"                      0 = all; flagged rows are always shown)\n"
 	"  --force             symbolize profiles of rebuilt binaries anyway\n"
+	"  --same A=B          module A of BASE is module B of NEW (by path or\n"
+	"                      file name; repeatable).  Without it, when each\n"
+	"                      side has one main executable, they are one\n"
+	"                      module whatever their names\n"
 	"  --inclusive         compare inclusive shares (samples with the\n"
 	"                      function anywhere on the stack; profiles\n"
 	"                      recorded with -g, or their JSON reports)\n"
@@ -60,6 +68,7 @@ enum {
 	OPT_TOP,
 	OPT_FORCE,
 	OPT_INCLUSIVE,
+	OPT_SAME,
 };
 
 static const struct option diff_options[] = {
@@ -70,6 +79,7 @@ static const struct option diff_options[] = {
 	{"top", required_argument, NULL, OPT_TOP},
 	{"force", no_argument, NULL, OPT_FORCE},
 	{"inclusive", no_argument, NULL, OPT_INCLUSIVE},
+	{"same", required_argument, NULL, OPT_SAME},
 	{"output", required_argument, NULL, 'o'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
@@ -127,7 +137,7 @@ diff_option(int c, struct diff_opts *o, const char **output)
 	switch (c) {
 	case OPT_FORMAT:
 		if (strcmp(optarg, "text") && strcmp(optarg, "markdown") &&
-		    strcmp(optarg, "json"))
+		    strcmp(optarg, "json") && strcmp(optarg, "html"))
 			return diff_usage_error("unknown format", optarg);
 		o->format = optarg;
 		return -1;
@@ -152,6 +162,14 @@ diff_option(int c, struct diff_opts *o, const char **output)
 	case OPT_INCLUSIVE:
 		o->inclusive = true;
 		return -1;
+	case OPT_SAME:
+		if (!strchr(optarg, '=') || optarg[0] == '=' ||
+		    strchr(optarg, '=')[1] == '\0')
+			return diff_usage_error(
+				"--same takes BASE_MODULE=NEW_MODULE, not",
+				optarg);
+		o->same[o->nsame++] = optarg;
+		return -1;
 	case 'o':
 		*output = optarg;
 		return -1;
@@ -175,10 +193,8 @@ diff_run(const char *base, const char *new, const struct diff_opts *opts,
 	if (diff_side_load(&d.base, base, opts) ||
 	    diff_side_load(&d.new, new, opts))
 		goto done;
-	if (diff_compute(&d)) {
-		cli_error("diff: out of memory");
+	if (diff_compute(&d))
 		goto done;
-	}
 	if (output && (c = cli_output_open(&o, output)) < 0) {
 		if (c == -1)
 			cli_error("diff: %s: %s", output, strerror(errno));
@@ -199,13 +215,9 @@ done:
 	return ret;
 }
 
-int
-cmd_diff(int argc, char **argv)
+static int
+diff_parse(int argc, char **argv, struct diff_opts *o)
 {
-	struct diff_opts o = {.format = "text",
-			      .threshold = 1.0,
-			      .confidence = 99.0,
-			      .top = 20};
 	const char *output = NULL;
 	int c, ret;
 
@@ -213,7 +225,7 @@ cmd_diff(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":ho:", diff_options, NULL)) !=
 	       -1) {
-		ret = diff_option(c, &o, &output);
+		ret = diff_option(c, o, &output);
 		if (ret == -2)
 			return diff_usage_error(c == ':' ? "missing value for"
 							 : "unknown option",
@@ -226,5 +238,25 @@ cmd_diff(int argc, char **argv)
 			"diff: expected BASE and NEW (see profrun diff --help)");
 		return DIFF_ERROR;
 	}
-	return diff_run(argv[optind], argv[optind + 1], &o, output);
+	return diff_run(argv[optind], argv[optind + 1], o, output);
+}
+
+int
+cmd_diff(int argc, char **argv)
+{
+	struct diff_opts o = {.format = "text",
+			      .threshold = 1.0,
+			      .confidence = 99.0,
+			      .top = 20};
+	int ret;
+
+	/* at most one --same per argument */
+	o.same = calloc((size_t)argc + 1, sizeof(*o.same));
+	if (!o.same) {
+		cli_error("diff: out of memory");
+		return DIFF_ERROR;
+	}
+	ret = diff_parse(argc, argv, &o);
+	free(o.same);
+	return ret;
 }

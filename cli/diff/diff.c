@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "diff.h"
 
 static int
@@ -33,17 +34,27 @@ same_fn(const struct diff_fn *x, const struct diff_fn *y)
 	       (!x->module || !y->module || strcmp(x->module, y->module) == 0);
 }
 
-static void
-add_row(struct diff *d, const struct diff_fn *b, const struct diff_fn *n)
+/* The share of F on the measure compared (inclusive or self). */
+static uint64_t
+fn_count(const struct diff_fn *f, bool inclusive)
 {
-	struct diff_row *r = &d->rows[d->nrows++];
+	return !f ? 0 : inclusive ? f->inclusive : f->samples;
+}
+
+static void
+add_row(struct diff *d, struct diff_rows *rows, bool inclusive,
+	struct diff_fn *b, struct diff_fn *n)
+{
+	struct diff_row *r = &rows->v[rows->n++];
 	const struct diff_fn *f = b ? b : n;
 
 	memset(r, 0, sizeof(*r));
 	r->name = f->name;
-	r->module = b && b->module ? b->module : (n ? n->module : NULL);
-	r->base = b ? b->samples : 0;
-	r->new = n ? n->samples : 0;
+	r->module = n && n->module ? n->module : (b ? b->module : NULL);
+	r->bf = b;
+	r->nf = n;
+	r->base = fn_count(b, inclusive);
+	r->new = fn_count(n, inclusive);
 	r->base_pct = d->base.total ? 100.0 * r->base / d->base.total : 0;
 	r->new_pct = d->new.total ? 100.0 * r->new / d->new.total : 0;
 	r->delta = r->new_pct - r->base_pct;
@@ -51,36 +62,68 @@ add_row(struct diff *d, const struct diff_fn *b, const struct diff_fn *n)
 		two_proportion_p(r->base, d->base.total, r->new, d->new.total);
 }
 
+/* Whether F takes part in the comparison of self or inclusive shares:
+ * inclusive, every function but the pseudo-functions; self, those of the
+ * flat profile. */
+static bool
+compared(const struct diff_fn *f, bool inclusive)
+{
+	return inclusive ? !f->pseudo : f->flat;
+}
+
+/* The next function of S from *I on that takes part, or NULL. */
+static struct diff_fn *
+next_fn(struct diff_side *s, size_t *i, bool inclusive)
+{
+	while (*i < s->n && !compared(&s->fns[*i], inclusive))
+		(*i)++;
+	return *i < s->n ? &s->fns[*i] : NULL;
+}
+
+/* Whether a function only one side has is compared: by inclusive share,
+ * only when the other side lists its callers without samples of their own
+ * (reports of older versions do not): else it may well be there, as a
+ * caller. */
+static bool
+one_sided(const struct diff_side *other, bool inclusive)
+{
+	return !inclusive || other->callers_known;
+}
+
 /* Walk both sides sorted by (name, module); an unknown module sorts
  * first and matches the next entry of the same name. */
 static void
-match(struct diff *d)
+match(struct diff *d, struct diff_rows *rows, bool inclusive)
 {
 	struct diff_side *b = &d->base, *n = &d->new;
+	struct diff_fn *x, *y;
 	size_t i = 0, j = 0;
 	int c;
 
-	if (b->n > 0) /* a side without functions has fns == NULL */
-		qsort(b->fns, b->n, sizeof(*b->fns), cmp_fn);
-	if (n->n > 0)
-		qsort(n->fns, n->n, sizeof(*n->fns), cmp_fn);
-	while (i < b->n || j < n->n) {
-		if (i < b->n && j < n->n && same_fn(&b->fns[i], &n->fns[j])) {
-			add_row(d, &b->fns[i++], &n->fns[j++]);
+	for (;;) {
+		x = next_fn(b, &i, inclusive);
+		y = next_fn(n, &j, inclusive);
+		if (!x && !y)
+			break;
+		if (x && y && same_fn(x, y)) {
+			add_row(d, rows, inclusive, x, y);
+			i++, j++;
 			continue;
 		}
-		c = i == b->n	? 1
-		    : j == n->n ? -1
-				: cmp_fn(&b->fns[i], &n->fns[j]);
+		c = !x ? 1 : !y ? -1 : cmp_fn(x, y);
+		if (c <= 0 && one_sided(n, inclusive))
+			add_row(d, rows, inclusive, x, NULL);
+		else if (c > 0 && one_sided(b, inclusive))
+			add_row(d, rows, inclusive, NULL, y);
 		if (c <= 0)
-			add_row(d, &b->fns[i++], NULL);
+			i++;
 		else
-			add_row(d, NULL, &n->fns[j++]);
+			j++;
 	}
 }
 
 static void
-classify(struct diff *d, struct diff_row *r)
+classify(const struct diff *d, struct diff_rows *rows, struct diff_row *r)
 {
 	double thr = d->opts->threshold;
 
@@ -89,10 +132,10 @@ classify(struct diff *d, struct diff_row *r)
 		return;
 	if (r->delta > 0) {
 		r->status = r->base == 0 ? DIFF_NEW : DIFF_REGRESSION;
-		d->regressions++;
+		rows->regressions++;
 	} else {
 		r->status = r->new == 0 ? DIFF_GONE : DIFF_IMPROVEMENT;
-		d->improvements++;
+		rows->improvements++;
 	}
 }
 
@@ -129,39 +172,107 @@ cmp_row(const void *a, const void *b)
 	return strcmp(x->module, y->module);
 }
 
-int
-diff_compute(struct diff *d)
+/* Compare the functions of both sides on one measure into ROWS.  0 or -1
+ * (out of memory). */
+static int
+compare(struct diff *d, struct diff_rows *rows, bool inclusive)
 {
-	double *p;
-	bool *sig;
-	size_t i;
+	size_t max = d->base.n + d->new.n + 1, i;
+	double *p = calloc(max, sizeof(*p));
+	bool *sig = calloc(max, sizeof(*sig));
 
-	d->rows = calloc(d->base.n + d->new.n + 1, sizeof(*d->rows));
-	p = calloc(d->base.n + d->new.n + 1, sizeof(*p));
-	sig = calloc(d->base.n + d->new.n + 1, sizeof(*sig));
-	if (!d->rows || !p || !sig) {
+	rows->v = calloc(max, sizeof(*rows->v));
+	if (!rows->v || !p || !sig) {
 		free(p);
 		free(sig);
 		return -1;
 	}
-	match(d);
-	for (i = 0; i < d->nrows; i++)
-		p[i] = d->rows[i].p_value;
-	holm_significant(p, d->nrows, 1.0 - d->opts->confidence / 100.0, sig);
-	for (i = 0; i < d->nrows; i++) {
-		d->rows[i].significant = sig[i];
-		classify(d, &d->rows[i]);
+	match(d, rows, inclusive);
+	for (i = 0; i < rows->n; i++)
+		p[i] = rows->v[i].p_value;
+	holm_significant(p, rows->n, 1.0 - d->opts->confidence / 100.0, sig);
+	for (i = 0; i < rows->n; i++) {
+		rows->v[i].significant = sig[i];
+		classify(d, rows, &rows->v[i]);
 	}
-	qsort(d->rows, d->nrows, sizeof(*d->rows), cmp_row);
+	qsort(rows->v, rows->n, sizeof(*rows->v), cmp_row);
 	free(p);
 	free(sig);
 	return 0;
+}
+
+static void
+sort_side(struct diff_side *s)
+{
+	if (s->n > 0) /* a side without functions has fns == NULL */
+		qsort(s->fns, s->n, sizeof(*s->fns), cmp_fn);
+}
+
+int
+diff_compute(struct diff *d)
+{
+	struct diff_rows gate = {0};
+	bool incl = d->base.has_inclusive && d->new.has_inclusive;
+
+	if (diff_map_modules(d))
+		return -1;
+	sort_side(&d->base);
+	sort_side(&d->new);
+	if (compare(d, &gate, d->opts->inclusive) ||
+	    (incl && !d->opts->inclusive && compare(d, &d->incl, true))) {
+		free(gate.v);
+		cli_error("diff: out of memory");
+		return -1;
+	}
+	d->rows = gate.v;
+	d->nrows = gate.n;
+	d->regressions = gate.regressions;
+	d->improvements = gate.improvements;
+	for (size_t i = 0; i < diff_incl_count(d); i++) {
+		struct diff_row *r =
+			d->opts->inclusive ? &d->rows[i] : &d->incl.v[i];
+
+		if (r->bf)
+			r->bf->incl_row = i + 1;
+		if (r->nf)
+			r->nf->incl_row = i + 1;
+	}
+	return 0;
+}
+
+const struct diff_row *
+diff_incl_row(const struct diff *d, const struct diff_row *r)
+{
+	const struct diff_fn *f = r->bf ? r->bf : r->nf;
+
+	return f ? diff_fn_incl_row(d, f) : NULL;
+}
+
+const struct diff_row *
+diff_fn_incl_row(const struct diff *d, const struct diff_fn *f)
+{
+	if (!f->incl_row)
+		return NULL;
+	return d->opts->inclusive ? &d->rows[f->incl_row - 1]
+				  : &d->incl.v[f->incl_row - 1];
+}
+
+size_t
+diff_incl_count(const struct diff *d)
+{
+	return d->opts->inclusive ? d->nrows : d->incl.n;
 }
 
 void
 diff_fini(struct diff *d)
 {
 	free(d->rows);
+	free(d->incl.v);
+	for (size_t i = 0; i < d->nsame; i++) {
+		free(d->same[i].base);
+		free(d->same[i].new);
+	}
+	free(d->same);
 	diff_side_fini(&d->base);
 	diff_side_fini(&d->new);
 }

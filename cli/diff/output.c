@@ -11,10 +11,10 @@
 #include "formats.h"
 #include "json.h"
 
-static size_t
-shown_rows(const struct diff *d)
+size_t
+diff_shown_rows(const struct diff *d, const struct diff_rows *rows)
 {
-	size_t n = d->nrows, flagged = d->regressions + d->improvements;
+	size_t n = rows->n, flagged = rows->regressions + rows->improvements;
 	size_t top = d->opts->top > 0 ? (size_t)d->opts->top : n;
 
 	/* flagged rows are always shown */
@@ -22,8 +22,8 @@ shown_rows(const struct diff *d)
 	return n < top ? n : top;
 }
 
-static void
-p_text(char *buf, size_t len, double p)
+void
+diff_p_text(char *buf, size_t len, double p)
 {
 	if (p < 1e-16)
 		snprintf(buf, len, "<1e-16");
@@ -33,16 +33,16 @@ p_text(char *buf, size_t len, double p)
 		snprintf(buf, len, "%.3f", p);
 }
 
-static const char *
-method_text(void)
+const char *
+diff_method_text(void)
 {
 	return "two-proportion z-test (continuity-corrected), Holm-adjusted";
 }
 
-static void
-verdict(const struct diff *d, FILE *out, bool md)
+void
+diff_verdict(const struct diff *d, FILE *out, bool md)
 {
-	size_t i, shown = 0;
+	size_t i, shown = 0, max = md ? 10 : SIZE_MAX;
 
 	if (d->regressions == 0) {
 		fprintf(out, "%sno regression%s", md ? "**" : "",
@@ -51,22 +51,53 @@ verdict(const struct diff *d, FILE *out, bool md)
 		fprintf(out, "%s%zu regression%s%s:", md ? "**" : "",
 			d->regressions, d->regressions == 1 ? "" : "s",
 			md ? "**" : "");
-		for (i = 0; i < d->nrows; i++) {
+		for (i = 0; i < d->nrows && shown < max; i++) {
 			const struct diff_row *r = &d->rows[i];
 
 			if (r->status != DIFF_REGRESSION &&
 			    r->status != DIFF_NEW)
 				continue;
-			fprintf(out, "%s %s%s%s (%+.1f points%s)",
-				shown++ ? "," : "", md ? "`" : "", r->name,
-				md ? "`" : "", r->delta,
-				r->status == DIFF_NEW ? ", new" : "");
+			fprintf(out, "%s %s", shown++ ? "," : "",
+				md ? "`" : "");
+			if (md)
+				markdown_cell(out, r->name);
+			else
+				fputs(r->name, out);
+			fprintf(out, "%s (%+.1f points%s)", md ? "`" : "",
+				r->delta, r->status == DIFF_NEW ? ", new" : "");
 		}
+		if (shown < d->regressions)
+			fprintf(out, " and %zu more", d->regressions - shown);
 	}
 	if (d->improvements)
 		fprintf(out, "; %zu improvement%s", d->improvements,
 			d->improvements == 1 ? "" : "s");
 	fputc('\n', out);
+}
+
+void
+diff_same_notes(const struct diff *d, FILE *out, bool md)
+{
+	const char *q = md ? "`" : "";
+
+	for (size_t i = 0; i < d->nsame; i++) {
+		const struct diff_same *m = &d->same[i];
+
+		fprintf(out, "%smodule %s", md ? "> " : "", q);
+		if (md)
+			markdown_cell(out, m->base);
+		else
+			fputs(m->base, out);
+		fprintf(out, "%s of BASE compared as %s", q, q);
+		if (md)
+			markdown_cell(out, m->new);
+		else
+			fputs(m->new, out);
+		fprintf(out, "%s of NEW (%s)\n", q,
+			m->automatic
+				? "the one main executable of each; --same maps modules by hand"
+				: "--same");
+	}
 }
 
 /* ---------------------------------------------------------------- text */
@@ -76,7 +107,7 @@ text_row(FILE *out, const struct diff_row *r)
 {
 	char p[32];
 
-	p_text(p, sizeof(p), r->p_value);
+	diff_p_text(p, sizeof(p), r->p_value);
 	fprintf(out, "%7.2f %7.2f %+8.2f %8s  %-11s %s", r->base_pct,
 		r->new_pct, r->delta, p,
 		r->status == DIFF_UNCHANGED ? "" : diff_status_name(r->status),
@@ -89,7 +120,9 @@ text_row(FILE *out, const struct diff_row *r)
 static int
 diff_text(const struct diff *d, FILE *out)
 {
-	size_t i, n = shown_rows(d);
+	struct diff_rows gate = {d->rows, d->nrows, d->regressions,
+				 d->improvements};
+	size_t i, n = diff_shown_rows(d, &gate);
 
 	fprintf(out,
 		"profrun diff: BASE %s (%" PRIu64 " samples), NEW %s (%" PRIu64
@@ -97,8 +130,11 @@ diff_text(const struct diff *d, FILE *out)
 		d->base.path, d->base.total, d->new.path, d->new.total);
 	fprintf(out,
 		"method: %s at %g%% family-wise confidence over %zu functions; flagged when a share changes by more than %g points\n\n",
-		method_text(), d->opts->confidence, d->nrows,
+		diff_method_text(), d->opts->confidence, d->nrows,
 		d->opts->threshold);
+	diff_same_notes(d, out, false);
+	if (d->nsame)
+		fputc('\n', out);
 	if (d->opts->inclusive)
 		fprintf(out,
 			"shares: inclusive (samples with the function anywhere on the stack; they overlap)\n\n");
@@ -110,55 +146,7 @@ diff_text(const struct diff *d, FILE *out)
 		fprintf(out, "... %zu more functions, none flagged\n",
 			d->nrows - n);
 	fputc('\n', out);
-	verdict(d, out, false);
-	fflush(out);
-	return ferror(out) ? -1 : 0;
-}
-
-/* ---------------------------------------------------------------- markdown */
-
-static void
-md_row(FILE *out, const struct diff_row *r)
-{
-	bool flagged = r->status != DIFF_UNCHANGED;
-	char p[32];
-
-	p_text(p, sizeof(p), r->p_value);
-	fputs("| `", out);
-	markdown_cell(out, r->name);
-	fputs("` | ", out);
-	if (r->module)
-		markdown_cell(out, r->module);
-	fprintf(out, " | %.2f | %.2f | %s%+.2f%s | %s | %s |\n", r->base_pct,
-		r->new_pct, flagged ? "**" : "", r->delta, flagged ? "**" : "",
-		p, flagged ? diff_status_name(r->status) : "");
-}
-
-static int
-diff_markdown(const struct diff *d, FILE *out)
-{
-	size_t i, n = shown_rows(d);
-
-	fputs("### profrun diff: ", out);
-	verdict(d, out, true);
-	fputs("\n| function | module | base % | new % | change (points) | p-value | status |\n"
-	      "|:--|:--|--:|--:|--:|--:|:--|\n",
-	      out);
-	for (i = 0; i < n; i++)
-		md_row(out, &d->rows[i]);
-	if (n < d->nrows)
-		fprintf(out,
-			"| *%zu more functions, none flagged* | | | | | | |\n",
-			d->nrows - n);
-	fputs("\nBASE `", out);
-	markdown_cell(out, d->base.path);
-	fprintf(out, "`: %" PRIu64 " samples; NEW `", d->base.total);
-	markdown_cell(out, d->new.path);
-	fprintf(out,
-		"`: %" PRIu64
-		" samples.  %s at %g%% family-wise confidence over %zu functions; flagged beyond %g points.\n",
-		d->new.total, method_text(), d->opts->confidence, d->nrows,
-		d->opts->threshold);
+	diff_verdict(d, out, false);
 	fflush(out);
 	return ferror(out) ? -1 : 0;
 }
@@ -196,6 +184,65 @@ json_row(const struct diff_row *r)
 	return o;
 }
 
+/* The inclusive samples of both sides of R's function, when compared. */
+static void
+json_row_inclusive(json_object *o, const struct diff_row *i)
+{
+	json_object_object_add(o, "base_inclusive",
+			       i ? json_object_new_uint64(i->base) : NULL);
+	json_object_object_add(o, "new_inclusive",
+			       i ? json_object_new_uint64(i->new) : NULL);
+	json_object_object_add(o, "base_inclusive_percent",
+			       i ? json_decimal(i->base_pct, 2) : NULL);
+	json_object_object_add(o, "new_inclusive_percent",
+			       i ? json_decimal(i->new_pct, 2) : NULL);
+	json_object_object_add(o, "inclusive_change_points",
+			       i ? json_decimal(i->delta, 2) : NULL);
+	json_object_object_add(
+		o, "inclusive_status",
+		i ? json_object_new_string(diff_status_name(i->status)) : NULL);
+}
+
+/* The comparison of inclusive shares: every function on a stack of
+ * either side (callers only too), in the rows' schema. */
+static json_object *
+json_inclusive(const struct diff *d)
+{
+	const struct diff_row *v = d->opts->inclusive ? d->rows : d->incl.v;
+	size_t n = d->opts->inclusive ? d->nrows : d->incl.n;
+	json_object *o = json_object_new_object();
+	json_object *rows = json_object_new_array();
+
+	json_add_u64(o, "functions_compared", n);
+	json_add_u64(o, "regressions",
+		     d->opts->inclusive ? d->regressions : d->incl.regressions);
+	json_add_u64(o, "improvements",
+		     d->opts->inclusive ? d->improvements
+					: d->incl.improvements);
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(rows, json_row(&v[i]));
+	json_object_object_add(o, "functions", rows);
+	return o;
+}
+
+static json_object *
+json_same(const struct diff *d)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < d->nsame; i++) {
+		json_object *o = json_object_new_object();
+
+		json_add_string(o, "base", d->same[i].base);
+		json_add_string(o, "new", d->same[i].new);
+		json_object_object_add(
+			o, "automatic",
+			json_object_new_boolean(d->same[i].automatic));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
 static json_object *
 json_side(const struct diff_side *s)
 {
@@ -215,6 +262,7 @@ json_diff(const struct diff *d)
 	json_object *o = json_object_new_object();
 	json_object *m = json_object_new_object();
 	json_object *rows = json_object_new_array();
+	bool incl = d->opts->inclusive || diff_has_incl(d);
 	size_t i;
 
 	json_object_object_add(o, "schema",
@@ -222,7 +270,7 @@ json_diff(const struct diff *d)
 	json_object_object_add(o, "base", json_side(&d->base));
 	json_object_object_add(o, "new", json_side(&d->new));
 	json_object_object_add(m, "test",
-			       json_object_new_string(method_text()));
+			       json_object_new_string(diff_method_text()));
 	json_object_object_add(m, "confidence",
 			       json_decimal(d->opts->confidence, 2));
 	json_object_object_add(m, "threshold_points",
@@ -233,9 +281,17 @@ json_diff(const struct diff *d)
 	json_add_u64(o, "improvements", d->improvements);
 	json_object_object_add(o, "fails",
 			       json_object_new_boolean(diff_fails(d)));
-	for (i = 0; i < d->nrows; i++)
-		json_object_array_add(rows, json_row(&d->rows[i]));
+	for (i = 0; i < d->nrows; i++) {
+		json_object *r = json_row(&d->rows[i]);
+
+		if (incl)
+			json_row_inclusive(r, diff_incl_row(d, &d->rows[i]));
+		json_object_array_add(rows, r);
+	}
 	json_object_object_add(o, "functions", rows);
+	json_object_object_add(o, "modules_matched", json_same(d));
+	if (incl)
+		json_object_object_add(o, "inclusive", json_inclusive(d));
 	return o;
 }
 
@@ -256,6 +312,8 @@ diff_render(const void *arg, FILE *out)
 		return diff_json(d, out);
 	if (strcmp(d->opts->format, "markdown") == 0)
 		return diff_markdown(d, out);
+	if (strcmp(d->opts->format, "html") == 0)
+		return diff_html(d, out);
 	return diff_text(d, out);
 }
 

@@ -417,7 +417,8 @@ calls_stacks(const struct report *r, struct report_stacks *tmp)
 					  .symbol = f->symbol,
 					  .addr = f->addr,
 					  .main = flat_is_main(r, f->module),
-					  .func = i};
+					  .func = i,
+					  .inclusive = f->samples};
 		tmp->frames[i] = (struct stack_frame){.fn = (uint32_t)i,
 						      .addr = f->addr};
 		tmp->traces[i] =

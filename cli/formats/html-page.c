@@ -24,7 +24,7 @@ static const char page_head[] =
 	"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	"<title>";
 
-static const char page_after_title[] =
+static const char page_style[] =
 	"</title>\n"
 	"<style>\n"
 	"body { margin: 0; font: 13px Verdana, \"DejaVu Sans\", Arial, sans-serif; color: #222; background: #fafafa; }\n"
@@ -34,9 +34,12 @@ static const char page_after_title[] =
 	"#match { color: #a000a0; font-weight: bold; }\n"
 	"#info, #status { padding: 4px 12px; color: #555; }\n"
 	"#status { min-height: 1.3em; font-family: monospace; white-space: pre; overflow: hidden; text-overflow: ellipsis; }\n"
-	"#wrap { padding: 0 12px 12px; }\n"
+	"#main { display: flex; flex-wrap: wrap; align-items: flex-start; }\n"
+	"#wrap { padding: 0 12px 12px; flex: 1 1 640px; min-width: 0; }\n"
 	"canvas { display: block; }\n"
-	"#tip { position: absolute; display: none; pointer-events: none; background: #fffff0; border: 1px solid #888; padding: 4px 8px; font: 12px monospace; white-space: pre-wrap; max-width: 640px; word-break: break-all; box-shadow: 2px 2px 4px rgba(0,0,0,.2); }\n"
+	"#tip { position: absolute; display: none; pointer-events: none; background: #fffff0; border: 1px solid #888; padding: 4px 8px; font: 12px monospace; white-space: pre-wrap; max-width: 640px; word-break: break-all; box-shadow: 2px 2px 4px rgba(0,0,0,.2); }\n";
+
+static const char page_body[] =
 	"</style>\n"
 	"</head>\n"
 	"<body>\n"
@@ -46,12 +49,16 @@ static const char page_after_title[] =
 	"<span id=\"match\"></span></header>\n"
 	"<div id=\"info\"></div>\n"
 	"<div id=\"status\"></div>\n"
-	"<div id=\"wrap\"><canvas id=\"fg\"></canvas></div>\n"
+	"<div id=\"main\"><div id=\"wrap\"><canvas id=\"fg\"></canvas></div>\n";
+
+static const char page_data[] =
+	"</div>\n"
 	"<div id=\"tip\"></div>\n"
 	"<pre id=\"drawn\" hidden></pre>\n"
+	"<pre id=\"frames\" hidden></pre>\n"
 	"<script type=\"application/json\" id=\"profrun-data\">\n";
 
-static const char page_tail[] =
+static const char page_core[] =
 	"\n"
 	"}\n"
 	"</script>\n"
@@ -126,18 +133,19 @@ static const char page_tail[] =
 	"\n"
 	"function rect(i, x, w, drawn) {\n"
 	"  var y = dep[i] * ROW, anc = i !== 0 && zoom !== 0 && dep[i] < dep[zoom];\n"
-	"  ctx.fillStyle = isMatch(i) ? 'rgb(230,0,230)' : color(i);\n"
+	"  var fill = isMatch(i) ? 'rgb(230,0,230)' : V.color(i);\n"
+	"  ctx.fillStyle = fill;\n"
 	"  ctx.globalAlpha = anc ? 0.55 : 1;\n"
 	"  ctx.fillRect(x, y, w > 2 ? w - 1 : w, ROW - 1);\n"
 	"  ctx.globalAlpha = 1;\n"
 	"  var t = w > 3 * charW ? label(i, w) : '';\n"
-	"  if (t) { ctx.fillStyle = '#000'; ctx.fillText(t, x + 3, y + ROW / 2); }\n"
+	"  if (t) { ctx.fillStyle = V.ink ? V.ink(i) : '#000'; ctx.fillText(t, x + 3, y + ROW / 2); }\n"
 	"  (rows[dep[i]] = rows[dep[i]] || []).push([x, w, i]);\n"
-	"  drawn[name(i)] = 1;\n"
+	"  if (!drawn[name(i)]) drawn[name(i)] = [x, y, w, ROW - 1, fill, i];\n"
 	"}\n"
 	"\n"
-	"function draw() {\n"
-	"  var zx = x0[zoom], zv = val[zoom] || 1, scale = width / zv, drawn = {}, n = 0, a, w;\n"
+	"function drawFlame(drawn) {\n"
+	"  var zx = x0[zoom], zv = val[zoom] || 1, scale = width / zv, n = 0, a, w, k, r;\n"
 	"  rows = [];\n"
 	"  ctx.clearRect(0, 0, width, ROWS * ROW);\n"
 	"  ctx.font = FONT; ctx.textBaseline = 'middle';\n"
@@ -148,7 +156,22 @@ static const char page_tail[] =
 	"    rect(i, (x0[i] - zx) * scale, w, drawn); n++;\n"
 	"    i++;\n"
 	"  }\n"
+	"  r = canvas.getBoundingClientRect();\n"
+	"  for (k in drawn) { drawn[k][0] += r.left + window.scrollX; drawn[k][1] += r.top + window.scrollY; }\n"
+	"  return n;\n"
+	"}\n"
+	"\n"
+	"/* The names drawn, and where the first frame of each is on the page\n"
+	" * (name, x, y, width, height, colour, the page's note), for the tests. */\n"
+	"function draw() {\n"
+	"  var drawn = {}, n = V.draw ? V.draw(drawn) : drawFlame(drawn), out = [], k, f;\n"
+	"  for (k in drawn) {\n"
+	"    f = drawn[k];\n"
+	"    out.push([k, Math.round(f[0]), Math.round(f[1]), Math.round(f[2]), Math.round(f[3]), f[4],\n"
+	"      V.note ? V.note(f[5]) : ''].join('\\t'));\n"
+	"  }\n"
 	"  $('drawn').textContent = Object.keys(drawn).join('\\n');\n"
+	"  $('frames').textContent = out.join('\\n');\n"
 	"  document.body.setAttribute('data-drawn-frames', String(n));\n"
 	"  $('reset').disabled = zoom === 0;\n"
 	"}\n"
@@ -187,6 +210,7 @@ static const char page_tail[] =
 	"  lines.push(val[i] + ' samples, ' + pct(val[i], val[0]) + ' of all' +\n"
 	"    (zoom ? ', ' + pct(val[i], val[zoom]) + ' of ' + name(zoom) : ''));\n"
 	"  lines.push('self: ' + self[i] + ' (' + pct(self[i], val[0]) + ')');\n"
+	"  if (V.tip) lines = lines.concat(V.tip(i));\n"
 	"  tip.textContent = lines.join('\\n');\n"
 	"  tip.style.display = 'block';\n"
 	"  var x = ev.pageX + 14, y = ev.pageY + 14;\n"
@@ -235,8 +259,13 @@ static const char page_tail[] =
 	"}\n"
 	"$('search').addEventListener('input', function () { search(this.value); });\n"
 	"\n"
+	"var V = {color: color, tip: null, note: null, draw: null, info: null, ink: null,\n"
+	"  title: 'profrun flame graph: ' + D.title};\n";
+
+/* Then the page's own script, then: */
+static const char page_start[] =
 	"document.title = 'profrun: ' + D.title;\n"
-	"$('title').textContent = 'profrun flame graph: ' + D.title;\n"
+	"$('title').textContent = V.title;\n"
 	"var info = D.total + ' samples';\n"
 	"if (D.has_stacks) {\n"
 	"  info += ' with a stack' + (D.samples > D.stacks ? ' (of ' + D.samples + ')' : '');\n"
@@ -244,7 +273,7 @@ static const char page_tail[] =
 	"} else info += ', no call stacks (record with profrun -g): each function stands alone';\n"
 	"if (D.min > 1) info += '; frames under ' + D.min + ' samples are left out';\n"
 	"if (maxDepth + 1 > ROWS) info += '; frames deeper than ' + ROWS + ' are not drawn';\n"
-	"$('info').textContent = info + '.  Click a frame to zoom in (again to zoom out), Esc to reset; the search takes a regular expression.';\n"
+	"$('info').textContent = V.info ? V.info(info) : info + '.  Click a frame to zoom in (again to zoom out), Esc to reset; the search takes a regular expression.';\n"
 	"window.addEventListener('resize', resize);\n"
 	"resize();\n"
 	"var h = decodeURIComponent(location.hash);\n"
@@ -306,18 +335,27 @@ html_json_string(FILE *out, const char *s)
 }
 
 void
-html_page_head(FILE *out, const char *exe)
+html_page_head(FILE *out, const struct html_page *pg)
 {
-	const char *slash = strrchr(exe, '/');
+	const char *slash = strrchr(pg->exe, '/');
 
 	fputs(page_head, out);
 	fputs("profrun: ", out);
-	html_text(out, slash ? slash + 1 : exe);
-	fputs(page_after_title, out);
+	html_text(out, slash ? slash + 1 : pg->exe);
+	fputs(page_style, out);
+	if (pg->style)
+		fputs(pg->style, out);
+	fputs(page_body, out);
+	if (pg->aside)
+		fputs(pg->aside, out);
+	fputs(page_data, out);
 }
 
 void
-html_page_tail(FILE *out)
+html_page_tail(FILE *out, const struct html_page *pg)
 {
-	fputs(page_tail, out);
+	fputs(page_core, out);
+	if (pg->script)
+		fputs(pg->script, out);
+	fputs(page_start, out);
 }

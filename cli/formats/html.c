@@ -287,21 +287,27 @@ write_nodes(FILE *out, const struct tree *t)
 	fputs("]", out);
 }
 
-static void
-write_data(FILE *out, const struct report *r, const struct tree *t,
-	   const struct report_stacks *s)
+int
+html_flame_data(FILE *out, const struct report_stacks *s, bool has_stacks)
 {
-	const char *exe = r->nprocs ? r->procs[0].p->exe : "";
+	struct tree t;
+	int ret = -1;
 
-	fputs("{\"title\":", out);
-	html_json_string(out, exe[0] ? module_display(exe) : "profile");
-	fprintf(out,
-		",\n\"total\":%" PRIu64 ",\"stacks\":%" PRIu64
-		",\"samples\":%" PRIu64 ",\"truncated\":%" PRIu64
-		",\"has_stacks\":%s,\"min\":%" PRIu64 ",\n",
-		t->v[0].value, s->stacks, s->samples, s->truncated,
-		r->stacks.present ? "true" : "false", t->min);
-	write_names(out, s);
+	if (tree_build(&t, s) == 0) {
+		fprintf(out,
+			"\"total\":%" PRIu64 ",\"stacks\":%" PRIu64
+			",\"samples\":%" PRIu64 ",\"truncated\":%" PRIu64
+			",\"has_stacks\":%s,\"min\":%" PRIu64 ",\n",
+			t.v[0].value, s->stacks, s->samples, s->truncated,
+			has_stacks ? "true" : "false", t.min);
+		write_names(out, s);
+		if (write_modules(out, s) == 0) {
+			write_nodes(out, &t);
+			ret = 0;
+		}
+	}
+	tree_fini(&t);
+	return ret;
 }
 
 static int
@@ -309,23 +315,21 @@ report_html(const struct report *r, FILE *out)
 {
 	struct report_stacks tmp;
 	const struct report_stacks *s = calls_stacks(r, &tmp);
-	struct tree t;
-	int ret = -1;
+	const char *exe = r->nprocs ? r->procs[0].p->exe : "";
+	struct html_page pg = {.exe = exe};
+	int ret;
 
 	if (!s)
 		return -1;
-	if (tree_build(&t, s) == 0) {
-		html_page_head(out, r->nprocs ? r->procs[0].p->exe : "");
-		write_data(out, r, &t, s);
-		if (write_modules(out, s) == 0) {
-			write_nodes(out, &t);
-			html_page_tail(out);
-			ret = 0;
-		}
-	}
-	if (ret)
+	html_page_head(out, &pg);
+	fputs("{\"title\":", out);
+	html_json_string(out, exe[0] ? module_display(exe) : "profile");
+	fputs(",\n", out);
+	ret = html_flame_data(out, s, r->stacks.present);
+	if (ret == 0)
+		html_page_tail(out, &pg);
+	else
 		cli_error("%s: out of memory", r->run->path);
-	tree_fini(&t);
 	calls_stacks_fini(r, &tmp);
 	return ret;
 }

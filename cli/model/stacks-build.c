@@ -469,6 +469,8 @@ set_inclusive(struct report *r)
 		char *key;
 		struct strmap_slot *slot;
 
+		s->fns[i].inclusive = (uint64_t)(incl[i] * scale + 0.5);
+
 		if (asprintf(&key, "%s%s", s->fns[i].module, s->fns[i].name) <
 		    0) {
 			ret = -1;
@@ -505,9 +507,9 @@ set_inclusive(struct report *r)
 		}
 		fn = (uintptr_t)slot->value - 1;
 		s->fns[fn].func = i;
-		f->inclusive = (uint64_t)(incl[fn] * scale + 0.5);
-		if (f->inclusive < f->samples)
-			f->inclusive = f->samples;
+		if (s->fns[fn].inclusive < f->samples)
+			s->fns[fn].inclusive = f->samples;
+		f->inclusive = s->fns[fn].inclusive;
 	}
 	strmap_fini(&by_name, NULL);
 	if (ret == 0)

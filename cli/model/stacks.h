@@ -20,14 +20,17 @@
 
 /* One function as frames name it, interned: one per (module, name). */
 struct stack_fn {
-	char *module;  /* path of its module, "[vdso]", "[unknown]" */
-	char *name;    /* shown name (demangled unless asked not to) */
-	char *symbol;  /* raw name */
-	uint64_t addr; /* link-time entry in its module, 0 when unknown */
-	bool main;     /* in the main executable of its process */
-	size_t func;   /* its entry in report.funcs, or SIZE_MAX if none */
-	bool shim;     /* in profrun's shim: passed over, or overhead */
-	bool entry;    /* holds its executable's entry point (e_entry) */
+	char *module;	    /* path of its module, "[vdso]", "[unknown]" */
+	char *name;	    /* shown name (demangled unless asked not to) */
+	char *symbol;	    /* raw name */
+	uint64_t addr;	    /* link-time entry in its module, 0 when unknown */
+	bool main;	    /* in the main executable of its process */
+	size_t func;	    /* its entry in report.funcs, or SIZE_MAX if none */
+	bool shim;	    /* in profrun's shim: passed over, or overhead */
+	bool entry;	    /* holds its executable's entry point (e_entry) */
+	uint64_t inclusive; /* samples with it anywhere on the stack, scaled
+			     * as func.inclusive (also for functions that
+			     * are only callers, with no entry) */
 };
 
 /* One frame: a function at one place.  Frames of one physical frame

@@ -36,6 +36,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import browser  # noqa: E402
 import e2e  # noqa: E402
 import mkprofile  # noqa: E402
 from e2e import PROFRUN, Failure, expect, run, wl, report_json, check_share, one_line_error  # noqa: E402
@@ -50,15 +51,15 @@ def case(fn):
     return fn
 
 
-def record(tmp, name, *args, seconds=None):
-    """Run ARGS[0] SECONDS ARGS[1:] under profrun -F 1000 into TMP/NAME; with
-    SECONDS None, for the CPU time that gives the executable NEED samples
-    (again for longer while it has fewer: e2e.gather)."""
+def record(tmp, name, *args, seconds=None, opts=(), cwd=None):
+    """Run ARGS[0] SECONDS ARGS[1:] under profrun -F 1000 (and OPTS) into
+    TMP/NAME; with SECONDS None, for the CPU time that gives the executable
+    NEED samples (again for longer while it has fewer: e2e.gather)."""
     out = os.path.join(tmp, name)
 
     def attempt(secs):
-        cp = run([PROFRUN, "-q", "-F", str(e2e.DEFAULT_FREQ), "-o", out, "--", *args[:1],
-                  secs, *args[1:]])
+        cp = run([PROFRUN, "-q", "-F", str(e2e.DEFAULT_FREQ), *opts, "-o", out, "--", *args[:1],
+                  secs, *args[1:]], cwd=cwd)
         expect(cp.returncode == 0, f"{name}: exit {cp.returncode}: {cp.stderr}")
         return out, [(report_json(out)["samples"]["main"], e2e.NEED)]
     if seconds is not None:
@@ -440,6 +441,269 @@ def diff_refuses_bad_baselines(tmp):
         expect(cp.returncode == 2, f"diff {args}: exit {cp.returncode}, expected 2")
     cp = run([PROFRUN, "diff", "--help"])
     expect(cp.returncode == 0 and "Exit status" in cp.stdout, "diff --help lacks exit codes")
+
+
+# ---------------------------------------------------------------- the diff page
+
+# stage_sort 4x slower; stage_render does 1.49x its work, which keeps its
+# share (8 x 1.49 / (100 + 45 + 8 x 0.49) = 8.0%): an unchanged share.
+SLOWER = ["stage_sort", "4", "stage_render", "1.49"]
+# The false-alarm rate of each diff of the page tests (family-wise, as in
+# the gate): the frames that must be grey stay so but once in 10,000 runs;
+# stage_sort's change (about 25 points, 8 standard errors at 400 samples)
+# is flagged all the same.
+PAGE_CONFIDENCE = "99.99"
+
+
+def self_contained(page):
+    with open(page, encoding="utf-8") as f:
+        text = f.read()
+    expect(not re.search(r"<(script|link|img|iframe)[^>]*\s(src|href)=", text, re.I),
+           "the page loads something from elsewhere")
+    expect("http://" not in text and "https://" not in text, "the page names a network address")
+
+
+def diff_page(tmp, base, new, *extra):
+    """BASE against NEW as a page, checked in Chromium: DOM and screenshot.
+    Returns (frames drawn, DOM, screenshot, the JSON diff)."""
+    page = os.path.join(tmp, "diff.html")
+    args = ["--confidence", PAGE_CONFIDENCE, *extra, base, new]
+    cp = diff("--format", "html", "-o", page, *args)
+    expect(cp.returncode == 1, f"diff --format html: exit {cp.returncode}: {cp.stderr}")
+    self_contained(page)
+    d = json.loads(diff("--format", "json", *args).stdout)
+    dom = browser.dump_dom(tmp, page)
+    return browser.frames(dom), dom, browser.screenshot(tmp, page), d
+
+
+def check_sort_grew(frames, shot, want_points, what):
+    """stage_sort's frame: red in the DOM and on screen, noting its change
+    as the JSON diff gives it."""
+    expect("stage_sort" in frames, f"{what}: stage_sort not drawn: {sorted(frames)}")
+    f = frames["stage_sort"]
+    expect(browser.reddish(f[4]), f"{what}: stage_sort's colour {f[4]} is not the grown one")
+    expect(browser.reddish(shot.inside(f)), f"{what}: stage_sort on screen {shot.inside(f)}")
+    m = re.match(r"([+-]\d+\.\d+) points regression$", f[5])
+    expect(m, f"{what}: stage_sort's note {f[5]!r}")
+    expect(abs(float(m.group(1)) - want_points) < 0.006 and want_points > 10,
+           f"{what}: stage_sort changed {m.group(1)}, the JSON diff says {want_points}")
+
+
+def check_grey(frames, shot, name, what):
+    expect(name in frames, f"{what}: {name} not drawn: {sorted(frames)}")
+    f = frames[name]
+    expect(browser.grey(f[4]) and browser.grey(shot.inside(f)),
+           f"{what}: {name} is {f[4]} ({shot.inside(f)} on screen), not grey: {f[5]}")
+    expect(f[5].endswith(" unchanged"), f"{what}: {name}'s note {f[5]!r}")
+
+
+def row_of(rows, name):
+    found = [r for r in rows if r["name"] == name]
+    expect(found, f"{name} not compared")
+    return found[0]
+
+
+@case
+def diff_page_colours_a_4x_slowdown_with_stacks(tmp):
+    base = record(tmp, "base.prof", wl("stages"), opts=["-g"])
+    slow = record(tmp, "slow.prof", wl("stages"), *SLOWER, opts=["-g"])
+    frames, dom, shot, d = diff_page(tmp, base, slow)
+    incl = d["inclusive"]["functions"]
+    check_sort_grew(frames, shot, row_of(incl, "stage_sort")["change_points"], "with stacks")
+    # main is on every stack on both sides; stage_render kept its share
+    for name in ("main", "stage_render"):
+        check_grey(frames, shot, name, "with stacks")
+    expect(row_of(incl, "main")["status"] == "unchanged", "main's inclusive share changed")
+    # the shrunk stages are never red (blue when significant)
+    for name in ("stage_parse", "stage_hash"):
+        expect(not browser.reddish(frames[name][4]), f"{name} drawn as grown: {frames[name]}")
+    expect(re.search(r'<tr data-name="stage_sort">', dom), "stage_sort not in the table of changes")
+    # hovering stage_sort's frame tells both shares and the change
+    tip, side = hover(tmp, os.path.join(tmp, "diff.html"), frames["stage_sort"])
+    # the table stands beside the flame graph, at its height
+    expect(side[0] >= frames["all"][0] + frames["all"][2] and side[1] <= frames["stage_sort"][1],
+           f"the table of changes at {side}, the flame graph {frames['all'][:4]}")
+    sort = row_of(incl, "stage_sort")
+    want = (f"inclusive share: BASE {sort['base_percent']:.2f}%, NEW {sort['new_percent']:.2f}%\n"
+            f"change: {sort['change_points']:+.2f} points (grew, regression")
+    expect(want in tip, f"tooltip {tip!r}, expected {want!r}")
+    # the JSON diff carries each function's inclusive counts of both sides
+    row = row_of(d["functions"], "stage_sort")
+    expect(row["new_inclusive"] >= row["new_samples"] and row["inclusive_status"] == "regression",
+           f"stage_sort's inclusive fields: {row}")
+    # search and zoom are the flame graph's
+    page = os.path.join(tmp, "diff.html")
+    expect(browser.attr(browser.dump_dom(tmp, page, "#search=^stage_sort$"), "data-matched")
+           == frames_samples(page, "stage_sort"), "search matched share")
+    names = browser.drawn(browser.dump_dom(tmp, page, "#zoom=stage_sort"))
+    expect("stage_sort" in names and "stage_parse" not in names, f"zoomed: {sorted(names)}")
+    # a baseline of an older profrun, without the callers' counts (_start,
+    # __libc_start_main, ...): they are not compared (not "new")
+    report = json.loads(export(base, "json"))
+    callers = [f["name"] for f in report["stacks"]["callers_only"]]
+    expect("_start" in callers, f"_start not among the callers only: {report['stacks']}")
+    del report["stacks"]["callers_only"]
+    old = os.path.join(tmp, "old.json")
+    with open(old, "w") as f:
+        json.dump(report, f)
+    d = json.loads(diff("--format", "json", old, slow).stdout)
+    expect(not set(callers) & {r["name"] for r in d["inclusive"]["functions"]},
+           "callers compared with nothing")
+    row_of(d["inclusive"]["functions"], "stage_sort")
+
+
+def hover(tmp, page, frame):
+    """The tooltip of FRAME, and where the table of changes is (its left and
+    top): a copy of PAGE that moves the mouse over FRAME once its script
+    has run."""
+    x, y, w, h = frame[:4]
+    with open(page, encoding="utf-8") as f:
+        text = f.read()
+    move = ("<script>document.getElementById('fg').dispatchEvent(new MouseEvent('mousemove', "
+            f"{{clientX: {x + w - 3}, clientY: {y + h // 2}, bubbles: true}}));\n"
+            "var r = document.getElementById('side').getBoundingClientRect();\n"
+            "document.body.setAttribute('data-side', Math.round(r.left) + ' ' + Math.round(r.top));"
+            "</script>\n</body>")
+    hovered = os.path.join(tmp, "hovered.html")
+    with open(hovered, "w", encoding="utf-8") as f:
+        f.write(text.replace("</body>", move))
+    dom = browser.dump_dom(tmp, hovered)
+    m = re.search(r'<div id="tip"[^>]*>(.*?)</div>', dom, re.S)
+    expect(m and m.group(1), "no tooltip shown")
+    side = re.search(r'data-side="(\d+) (\d+)"', dom)
+    expect(side, "no position of the table of changes")
+    return (m.group(1).replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">"),
+            (int(side.group(1)), int(side.group(2))))
+
+
+def frames_samples(page, name):
+    """NEW's samples on the stack frames of NAME (the page's data)."""
+    with open(page, encoding="utf-8") as f:
+        text = f.read()
+    data = json.loads(text.split('id="profrun-data">')[1].split("</script>")[0])
+    fn = data["names"].index(name)
+    nodes = data["nodes"]
+    return sum(nodes[i + 1] for i in range(0, len(nodes), 3) if nodes[i] // 2 == fn)
+
+
+@case
+def diff_page_draws_bars_without_stacks(tmp):
+    base = record(tmp, "base.prof", wl("stages"))
+    slow = record(tmp, "slow.prof", wl("stages"), *SLOWER)
+    # a baseline whose stage_compress was called stage_compress_v1: that
+    # one is only in BASE
+    report = json.loads(export(base, "json"))
+    for f in report["functions"]:
+        if f["name"] == "stage_compress":
+            f["name"] = "stage_compress_v1"
+    baseline = os.path.join(tmp, "baseline.json")
+    with open(baseline, "w") as f:
+        json.dump(report, f)
+    frames, dom, shot, d = diff_page(tmp, baseline, slow)
+    expect("No call stacks" in dom and browser.attr(dom, "data-drawn-frames") >= 5, "not the flat view")
+    check_sort_grew(frames, shot, row_of(d["functions"], "stage_sort")["change_points"], "without stacks")
+    check_grey(frames, shot, "stage_render", "without stacks")
+    expect(re.search(r'<li data-name="stage_compress_v1">stage_compress_v1 \(stages\): [\d.]+% of BASE</li>', dom),
+           "the function only in BASE is not listed as removed")
+    expect("stage_compress_v1" not in frames, "a removed function drawn")
+
+
+def generated_report(tmp, name, counts, stacks=False):
+    """A JSON report of /build/bench's functions with COUNTS (name ->
+    samples, 0 for none), into TMP/NAME; with STACKS, each function's
+    inclusive samples its own, and main a caller of them all."""
+    total = sum(counts.values())
+    funcs = [{"name": f, "module": "/build/bench", "samples": c, "percent": 100 * c / total}
+             for f, c in counts.items() if c]
+    report = {"schema": "profrun-report/1",
+              "samples": {"total": total, "main": total, "outside": 0, "libraries": 0, "vdso": 0, "unknown": 0},
+              "executables": [{"exe": "/build/bench"}], "functions": funcs}
+    if stacks:
+        for f in funcs:
+            f.update(inclusive=f["samples"], inclusive_percent=f["percent"])
+        report["stacks"] = {"callers_only": [{"name": "main", "module": "/build/bench", "inclusive": total}]}
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        json.dump(report, f)
+    return path
+
+
+@case
+def diff_page_colours_grown_shrunk_and_unchanged_exactly(tmp):
+    # generated reports: exact counts, so every colour is certain
+    base = generated_report(tmp, "base.json", {"shrinks": 4000, "grows": 2000, "holds": 3000, "goes": 1000})
+    new = generated_report(tmp, "new.json", {"shrinks": 1000, "grows": 6000, "holds": 3000})
+    frames, dom, shot, d = diff_page(tmp, base, new)
+    for fn, looks, note in (("grows", browser.reddish, "+40.00 points regression"),
+                            ("shrinks", browser.bluish, "-30.00 points improvement"),
+                            ("holds", browser.grey, "+0.00 points unchanged")):
+        expect(fn in frames, f"{fn} not drawn: {sorted(frames)}")
+        expect(looks(frames[fn][4]) and looks(shot.inside(frames[fn])),
+               f"{fn}: {frames[fn][4]}, on screen {shot.inside(frames[fn])}")
+        expect(frames[fn][5] == note, f"{fn}'s note {frames[fn][5]!r}, expected {note!r}")
+    # the deeper the colour, the larger the change: 40 points are full red
+    expect(frames["grows"][4] == (220, 40, 35), f"a 40-point growth drawn {frames['grows'][4]}")
+    expect("goes" not in frames and re.search(r'<li data-name="goes">goes \(bench\): 10\.00% of BASE</li>', dom),
+           "the function only BASE has is not listed as removed")
+    expect(re.search(r'<tr data-name="goes">', dom), "the removed function's significant change not in the table")
+
+
+@case
+def diff_markdown_of_5000_functions_stays_under_the_comment_limit(tmp):
+    # generated reports with stacks: 5000 functions with long names, each
+    # doubling or vanishing, so that every one is flagged (--threshold 0)
+    n, name = 5000, "ns::detail::handler_for_request_kind_{}<std::vector<std::string>>::operator()"
+    sides = [generated_report(tmp, f"side{k}.json", {name.format(i): c for i, c in enumerate(counts)},
+                              stacks=True)
+             for k, counts in enumerate(([1000] * n, [2000 if i % 2 else 0 for i in range(n)]))]
+    cp = diff("--format", "markdown", "--threshold", "0", "--top", "0", *sides)
+    expect(cp.returncode == 1, f"exit {cp.returncode}: {cp.stderr}")
+    md = cp.stdout
+    expect(len(md) <= 65536 and len(md.encode()) <= 65536, f"{len(md)} characters")
+    expect(len(md) > 50000, f"only {len(md)} characters: the tables were cut too short")
+    tables = md.split("#### Inclusive shares")
+    expect(len(tables) == 2, "no table of inclusive shares")
+    for t, compared in zip(tables, (n, n + 1)):
+        shown = len(re.findall(r"^\| `", t, re.M))
+        m = re.search(r"^\| \*(\d+) more rows left out to stay under GitHub's 65,536 characters", t, re.M)
+        expect(m, "no line saying how many rows were left out")
+        expect(shown + int(m.group(1)) == compared,
+               f"{shown} rows shown and {m.group(1)} left out of {compared}")
+    verdict = md.splitlines()[0]
+    expect(re.search(r"and \d+ more", verdict) and len(verdict) < 2000, f"verdict: {verdict[:300]}")
+
+
+@case
+def diff_matches_the_main_executable_across_a_rename(tmp):
+    os.makedirs(os.path.join(tmp, "build-pr"))
+    shutil.copy(wl("stages"), os.path.join(tmp, "bench"))
+    shutil.copy(wl("stages"), os.path.join(tmp, "build-pr", "bench-new"))
+    base = record(tmp, "base.prof", "./bench", cwd=tmp)
+    slow = record(tmp, "slow.prof", "build-pr/bench-new", "stage_sort", "4", cwd=tmp)
+    baseline = os.path.join(tmp, "baseline.json")
+    with open(baseline, "wb") as f:
+        f.write(export(base, "json"))
+    for b in (base, baseline):
+        cp = diff(b, slow)
+        expect(cp.returncode == 1, f"exit {cp.returncode}: {cp.stdout} {cp.stderr}")
+        expect("module bench of BASE compared as bench-new of NEW (the one main executable" in cp.stdout,
+               f"the match is not said: {cp.stdout}")
+        d = json.loads(diff("--format", "json", b, slow).stdout)
+        flagged = [r["name"] for r in d["functions"] if r["status"] != "unchanged"]
+        expect("stage_sort" in flagged and all(r["status"] not in ("new", "gone") for r in d["functions"]
+                                               if r["name"].startswith("stage_")),
+               f"flagged {flagged}")
+        expect(d["modules_matched"] == [{"base": "bench", "new": "bench-new", "automatic": True}],
+               f"modules_matched {d['modules_matched']}")
+        md = diff("--format", "markdown", b, slow).stdout
+        expect("> module `bench` of BASE compared as `bench-new` of NEW" in md, f"markdown: {md}")
+    d = json.loads(diff("--format", "json", "--same", "./bench=build-pr/bench-new", base, slow).stdout)
+    expect(d["modules_matched"] == [{"base": "bench", "new": "bench-new", "automatic": False}],
+           f"--same: {d['modules_matched']}")
+    for bad in ("bench=nothing", "nothing=bench-new", "bench", "=bench-new"):
+        cp = diff("--same", bad, base, slow)
+        line = one_line_error(cp, f"--same {bad}")
+        expect(cp.returncode == 2 and "--same" in line, f"--same {bad}: exit {cp.returncode}: {line}")
 
 
 if __name__ == "__main__":

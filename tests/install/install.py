@@ -26,7 +26,7 @@ BASH_COMPLETION = os.environ.get(
 # Variables the man page documents that libraries read on profrun's behalf.
 READ_BY_LIBRARIES = {"DEBUGINFOD_URLS"}
 # Every format name one of the --format options could take.
-ALL_FORMATS = {"text", "json", "csv", "markdown", "gmon", "pprof"}
+ALL_FORMATS = {"text", "json", "csv", "markdown", "gmon", "pprof", "html"}
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
 from e2e import Failure, Skip, expect  # noqa: E402,F401  (the runner's)
 import e2e  # noqa: E402

@@ -21,6 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
 import e2e  # noqa: E402
 import e2e_ci  # noqa: E402  (protoc decoding)
+from browser import attr, drawn, dump_dom  # noqa: E402
 from e2e import expect, run  # noqa: E402
 
 UNIT_STACKS = os.environ.get("UNIT_STACKS", "unit-stacks")
@@ -88,35 +89,6 @@ def gprof_prints_the_call_graph_from_arcs(tmp):
     expect(re.search(r"^\[\d+\]\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+400\s+fx_leaf \[\d+\]", out, re.M),
            f"gprof -q:\n{out}")
     expect(re.search(r"\s50\+50\s+fx_rec \[\d+\]", out), f"recursion in gprof -q:\n{out}")
-
-
-def chromium():
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        if shutil.which(name):
-            return name
-    print("SKIP: chromium not installed (tools/setup installs it)")
-    sys.exit(77)
-
-
-def dump_dom(tmp, page, fragment=""):
-    """The page's DOM after its script ran, in headless Chromium."""
-    cp = run([chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-              f"--user-data-dir={os.path.join(tmp, 'chromium')}",
-              "--dump-dom", "file://" + page + fragment], timeout=90)
-    expect(cp.returncode == 0, f"chromium: {cp.stderr[-2000:]}")
-    return cp.stdout
-
-
-def drawn(dom):
-    m = re.search(r'<pre id="drawn"[^>]*>(.*?)</pre>', dom, re.S)
-    expect(m, "the page drew nothing (no #drawn)")
-    return set(m.group(1).split("\n"))
-
-
-def attr(dom, name):
-    m = re.search(name + r'="(\d+)"', dom)
-    expect(m, f"no {name} on the page's body")
-    return int(m.group(1))
 
 
 @case
