@@ -147,7 +147,8 @@ diff_side_from_report(struct diff_side *s, const char *path,
 		ret = diff_side_add(s, r->funcs.v[i].name,
 				    module_display(r->funcs.v[i].module),
 				    r->funcs.v[i].samples,
-				    r->funcs.v[i].inclusive, true);
+				    r->funcs.v[i].inclusive,
+				    r->funcs.v[i].samples > 0);
 	if (ret == 0 && s->has_inclusive)
 		ret = add_callers(s, r, r->funcs.n);
 	for (i = 0; i < r->nexes && ret == 0; i++)
@@ -262,50 +263,25 @@ json_function(struct diff_side *s, json_object *f, bool inclusive,
 		    s, json_object_get_string(name),
 		    module ? module_display(json_object_get_string(module))
 			   : NULL,
-		    (uint64_t)n, (uint64_t)incl, true))
+		    (uint64_t)n, (uint64_t)incl, n > 0))
 		return side_error(s, "out of memory");
 	return 0;
 }
 
-/* The functions only on the stacks, without samples of their own
- * (stacks.callers_only), with their inclusive samples. */
-static int
+/* Whether the report lists the callers without samples of their own
+ * among its functions (stacks.callers_listed): a report of an older
+ * version does not, and a function only one side has may then be a
+ * caller on the other. */
+static void
 json_callers(struct diff_side *s, json_object *root)
 {
-	json_object *stacks, *a, *f, *name, *module;
-	size_t i, n;
-	int64_t incl;
+	json_object *stacks, *v;
 
-	if (!json_object_object_get_ex(root, "stacks", &stacks) ||
-	    !json_object_object_get_ex(stacks, "callers_only", &a))
-		return 0; /* a report of an older profrun: not known */
-	s->callers_known = true;
-	if (!json_object_is_type(a, json_type_array))
-		return side_error(s, "stacks.callers_only is not a list");
-	n = json_object_array_length(a);
-	for (i = 0; i < n; i++) {
-		f = json_object_array_get_idx(a, i);
-		incl = json_count(f, "inclusive");
-		if (incl < 0 || !json_object_object_get_ex(f, "name", &name) ||
-		    !json_object_is_type(name, json_type_string))
-			return side_error(
-				s,
-				"a caller without a name or inclusive samples");
-		if ((uint64_t)incl > s->total)
-			return side_error(
-				s, "samples do not add up to samples.total");
-		if (!json_object_object_get_ex(f, "module", &module) ||
-		    !json_object_is_type(module, json_type_string))
-			module = NULL;
-		if (diff_side_add(
-			    s, json_object_get_string(name),
-			    module ? module_display(
-					     json_object_get_string(module))
-				   : NULL,
-			    0, (uint64_t)incl, false))
-			return side_error(s, "out of memory");
-	}
-	return 0;
+	s->callers_known =
+		json_object_object_get_ex(root, "stacks", &stacks) &&
+		json_object_object_get_ex(stacks, "callers_listed", &v) &&
+		json_object_is_type(v, json_type_boolean) &&
+		json_object_get_boolean(v);
 }
 
 /* Whether every function of FUNCS has inclusive samples: the report has
@@ -411,7 +387,9 @@ load_json_object(struct diff_side *s, json_object *root, bool inclusive)
 		if (json_function(s, json_object_array_get_idx(funcs, i),
 				  s->has_inclusive, &listed))
 			return -1;
-	if ((s->has_inclusive && json_callers(s, root)) || json_mains(s, root))
+	if (s->has_inclusive)
+		json_callers(s, root);
+	if (json_mains(s, root))
 		return -1;
 	return json_rest(s, root, samples, listed);
 }

@@ -353,59 +353,7 @@ json_unreadable(const struct run *run)
 	return a;
 }
 
-static const struct report_stacks *sort_stacks; /* for cmp_caller only */
-
-/* Most inclusive samples first, then by name and module. */
-static int
-cmp_caller(const void *a, const void *b)
-{
-	const struct stack_fn *x = &sort_stacks->fns[*(const size_t *)a];
-	const struct stack_fn *y = &sort_stacks->fns[*(const size_t *)b];
-	int c;
-
-	if (x->inclusive != y->inclusive)
-		return x->inclusive < y->inclusive ? 1 : -1;
-	c = strcmp(x->name, y->name);
-	return c ? c : strcmp(x->module, y->module);
-}
-
-/* The functions on the stacks without a sample of their own (callers
- * only, such as main), with their inclusive samples: the flat list leaves
- * them out. */
-static json_object *
-json_callers_only(const struct report *r)
-{
-	const struct report_stacks *st = &r->stacks;
-	json_object *a = json_object_new_array();
-	size_t *v = calloc(st->nfns ? st->nfns : 1, sizeof(*v)), n = 0;
-
-	if (!v)
-		return a;
-	for (size_t i = 0; i < st->nfns; i++)
-		if (st->fns[i].func == SIZE_MAX && st->fns[i].inclusive > 0 &&
-		    (!r->opts->module ||
-		     func_module_is(st->fns[i].module, r->opts->module)))
-			v[n++] = i;
-	sort_stacks = st;
-	qsort(v, n, sizeof(*v), cmp_caller);
-	for (size_t i = 0; i < n; i++) {
-		const struct stack_fn *f = &st->fns[v[i]];
-		json_object *o = json_object_new_object();
-
-		json_add_string(o, "name", f->name[0] ? f->name : "[unknown]");
-		json_add_string(o, "module", f->module);
-		json_add_u64(o, "inclusive", f->inclusive);
-		json_object_object_add(
-			o, "inclusive_percent",
-			json_fixed(report_percent(r, f->inclusive), 2));
-		json_object_array_add(a, o);
-	}
-	free(v);
-	return a;
-}
-
-/* How many samples have a stack, how those stacks ended, and the
- * functions only on them. */
+/* How many samples have a stack and how those stacks ended. */
 static json_object *
 json_stacks(const struct report *r)
 {
@@ -420,7 +368,9 @@ json_stacks(const struct report *r)
 	json_add_u64(o, "overhead", st->overhead);
 	json_add_u64(o, "unwound_none", st->unwound_none);
 	json_add_u64(o, "stack_size", st->stack_size);
-	json_object_object_add(o, "callers_only", json_callers_only(r));
+	/* functions[] lists every function on a stack, callers without
+	 * samples of their own too (samples 0): diff compares them */
+	json_object_object_add(o, "callers_listed", json_object_new_boolean(1));
 	return o;
 }
 
