@@ -251,16 +251,17 @@ is_default_or_ignore(sighandler_t h)
 	return h == SIG_DFL || h == SIG_IGN;
 }
 
-/* Async-signal-safe as sigaction is. */
-EXPORT int
-sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+/* sigaction() and __sigaction(), and the entries below that emulate
+ * theirs with it.  Async-signal-safe as sigaction is. */
+static int
+program_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	struct sigaction view;
 
 	if (pause_is_toggle(sig))
 		return pause_sigaction(sig, act, old);
 	if (sig != SIGPROF || !shim_owns_profile())
-		return CALL_REAL(sigaction, -1, sig, act, old);
+		return altstack_sigaction(sig, act, old);
 	if (act != NULL && !is_default_or_ignore(act->sa_handler)) {
 		shim_rival(PROFRUN_F_RIVAL_SIGNAL,
 			   "program installed its own SIGPROF handler");
@@ -271,6 +272,116 @@ sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 		timer_set_program_action(act);
 	if (old != NULL)
 		*old = view;
+	return 0;
+}
+
+EXPORT int
+sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	return program_sigaction(sig, act, old);
+}
+
+int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+
+EXPORT int
+__sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	return program_sigaction(sig, act, old);
+}
+
+/* System V's signal(): the handler is reset to SIG_DFL as it is called
+ * and the signal is not blocked while it runs (SA_RESETHAND, SA_NODEFER,
+ * no SA_RESTART).  Under -std=c99/c11 glibc's signal() is this one.  All
+ * of it goes through program_sigaction(), as glibc's goes through its
+ * internal sigaction.  Async-signal-safe as sysv_signal is. */
+static sighandler_t
+sysv_signal_view(int sig, sighandler_t handler)
+{
+	struct sigaction act, old;
+
+	if (handler == SIG_ERR) {
+		errno = EINVAL;
+		return SIG_ERR;
+	}
+	memset(&act, 0, sizeof(act));
+	act.sa_handler = handler;
+	act.sa_flags = SA_RESETHAND | SA_NODEFER;
+	if (program_sigaction(sig, &act, &old) < 0)
+		return SIG_ERR;
+	return old.sa_handler;
+}
+
+sighandler_t sysv_signal(int sig,
+			 sighandler_t handler); /* glibc's, no header */
+sighandler_t __sysv_signal(int sig, sighandler_t handler);
+
+EXPORT sighandler_t
+sysv_signal(int sig, sighandler_t handler)
+{
+	return sysv_signal_view(sig, handler);
+}
+
+EXPORT sighandler_t
+__sysv_signal(int sig, sighandler_t handler)
+{
+	return sysv_signal_view(sig, handler);
+}
+
+/* sigignore(): SIG_IGN, as glibc's.  Async-signal-safe. */
+EXPORT int
+sigignore(int sig)
+{
+	struct sigaction act;
+
+	memset(&act, 0, sizeof(act));
+	act.sa_handler = SIG_IGN;
+	return program_sigaction(sig, &act, NULL);
+}
+
+/* 4.2BSD's sigvec(), which glibc keeps for old binaries only (no header
+ * declares it): the mask holds signals 1..32 as bits, and the flags map
+ * to SA_ONSTACK, SA_RESTART (unless SV_INTERRUPT) and SA_RESETHAND.
+ * Async-signal-safe. */
+struct shim_sigvec {
+	sighandler_t sv_handler;
+	int sv_mask;
+	int sv_flags;
+};
+#define SHIM_SV_ONSTACK	  1
+#define SHIM_SV_INTERRUPT 2
+#define SHIM_SV_RESETHAND 4
+
+int sigvec(int sig, const struct shim_sigvec *vec, struct shim_sigvec *ovec);
+
+EXPORT int
+sigvec(int sig, const struct shim_sigvec *vec, struct shim_sigvec *ovec)
+{
+	struct sigaction act, old;
+	unsigned mask = 0;
+
+	memset(&act, 0, sizeof(act));
+	if (vec != NULL) {
+		act.sa_handler = vec->sv_handler;
+		for (int i = 0; i < 32; i++)
+			if ((unsigned)vec->sv_mask & (1u << i))
+				sigaddset(&act.sa_mask, i + 1);
+		act.sa_flags =
+			(vec->sv_flags & SHIM_SV_ONSTACK ? SA_ONSTACK : 0) |
+			(vec->sv_flags & SHIM_SV_INTERRUPT ? 0 : SA_RESTART) |
+			(vec->sv_flags & SHIM_SV_RESETHAND ? SA_RESETHAND : 0);
+	}
+	if (program_sigaction(sig, vec != NULL ? &act : NULL, &old) < 0)
+		return -1;
+	if (ovec == NULL)
+		return 0;
+	for (int i = 0; i < 32; i++)
+		if (sigismember(&old.sa_mask, i + 1) == 1)
+			mask |= 1u << i;
+	ovec->sv_handler = old.sa_handler;
+	ovec->sv_mask = (int)mask;
+	ovec->sv_flags = (old.sa_flags & SA_ONSTACK ? SHIM_SV_ONSTACK : 0) |
+			 (old.sa_flags & SA_RESTART ? 0 : SHIM_SV_INTERRUPT) |
+			 (old.sa_flags & SA_RESETHAND ? SHIM_SV_RESETHAND : 0);
 	return 0;
 }
 
@@ -303,8 +414,10 @@ signal(int sig, sighandler_t handler)
 {
 	if (pause_is_toggle(sig))
 		return pause_signal(REAL(signal), sig, handler);
-	if (sig != SIGPROF || !shim_owns_profile())
+	if (sig != SIGPROF || !shim_owns_profile()) {
+		altstack_forget(sig);
 		return CALL_REAL(signal, SIG_ERR, sig, handler);
+	}
 	return bsd_signal_view(real_signal, sig, handler);
 }
 
@@ -317,8 +430,10 @@ bsd_signal(int sig, sighandler_t handler)
 {
 	if (pause_is_toggle(sig))
 		return pause_signal(REAL(bsd_signal), sig, handler);
-	if (sig != SIGPROF || !shim_owns_profile())
+	if (sig != SIGPROF || !shim_owns_profile()) {
+		altstack_forget(sig);
 		return CALL_REAL(bsd_signal, SIG_ERR, sig, handler);
+	}
 	return bsd_signal_view(real_bsd_signal, sig, handler);
 }
 
@@ -330,8 +445,10 @@ ssignal(int sig, sighandler_t handler)
 {
 	if (pause_is_toggle(sig))
 		return pause_signal(REAL(ssignal), sig, handler);
-	if (sig != SIGPROF || !shim_owns_profile())
+	if (sig != SIGPROF || !shim_owns_profile()) {
+		altstack_forget(sig);
 		return CALL_REAL(ssignal, SIG_ERR, sig, handler);
+	}
 	return bsd_signal_view(real_ssignal, sig, handler);
 }
 
@@ -347,8 +464,11 @@ sigset(int sig, sighandler_t disp)
 
 	if (pause_is_toggle(sig))
 		return pause_signal(REAL(sigset), sig, disp);
-	if (sig != SIGPROF || !shim_owns_profile())
+	if (sig != SIGPROF || !shim_owns_profile()) {
+		if (disp != SIG_HOLD)
+			altstack_forget(sig);
 		return CALL_REAL(sigset, SIG_ERR, sig, disp);
+	}
 	if (disp != SIG_HOLD && !is_default_or_ignore(disp)) {
 		shim_rival(PROFRUN_F_RIVAL_SIGNAL,
 			   "program installed its own SIGPROF handler");

@@ -23,6 +23,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
@@ -32,7 +33,6 @@
 #define EXPORT __attribute__((visibility("default")))
 
 typedef int (*sigprocmask_fn)(int, const sigset_t *, sigset_t *);
-typedef int (*sigwait_fn)(const sigset_t *, int *);
 typedef int (*sigwaitinfo_fn)(const sigset_t *, siginfo_t *);
 typedef int (*sigtimedwait_fn)(const sigset_t *, siginfo_t *,
 			       const struct timespec *);
@@ -47,17 +47,21 @@ typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *,
 pthread_sigmask_fn real_pthread_sigmask;
 static sigprocmask_fn real_sigprocmask;
 static int (*real_sigpending)(sigset_t *);
-static sigwait_fn real_sigwait;
+static int (*real_sigsuspend)(const sigset_t *);
 static sigwaitinfo_fn real_sigwaitinfo;
 static sigtimedwait_fn real_sigtimedwait;
 static signalfd_fn real_signalfd;
 static pthread_create_fn real_pthread_create;
 static posix_spawn_fn real_posix_spawn, real_posix_spawnp;
+static int (*real_system)(const char *);
+static FILE *(*real_popen)(const char *, const char *);
 
 /* The program's view: does this thread block SIGPROF?  And is a SIGPROF
  * someone sent pending for it? */
 static __thread bool t_prof_blocked __attribute__((tls_model("initial-exec")));
 static __thread bool t_foreign __attribute__((tls_model("initial-exec")));
+static __thread siginfo_t t_foreign_info
+	__attribute__((tls_model("initial-exec")));
 static pthread_key_t end_key;
 static bool have_end_key;
 
@@ -116,13 +120,6 @@ masks_set_view_blocked(bool blocked)
 	t_prof_blocked = blocked;
 }
 
-/* Async-signal-safe. */
-void
-masks_hold_foreign(void)
-{
-	t_foreign = true;
-}
-
 /* Key destructor: the thread is ending.  Not async-signal-safe (it runs
  * at thread exit, where that does not matter). */
 static void
@@ -143,7 +140,7 @@ masks_init(void)
 	REAL(pthread_sigmask);
 	REAL(sigprocmask);
 	REAL(sigpending);
-	REAL(sigwait);
+	REAL(sigsuspend);
 	REAL(sigwaitinfo);
 	REAL(sigtimedwait);
 	REAL(signalfd);
@@ -245,7 +242,8 @@ sigpending(sigset_t *set)
 }
 
 /* ---------------------------------------------------------------- waits */
-/* SET without SIGPROF into COPY while we profile; the set to pass on. */
+/* SET without SIGPROF into COPY while we profile; the set to pass on:
+ * our samples never reach a wait of the program's. */
 static const sigset_t *
 without_sigprof(const sigset_t *set, sigset_t *copy)
 {
@@ -256,31 +254,126 @@ without_sigprof(const sigset_t *set, sigset_t *copy)
 	return copy;
 }
 
+/* A SIGPROF someone sent is held for the program (its view blocks
+ * SIGPROF) and it waits for one: hand it over (its siginfo into INFO
+ * unless NULL), as the kernel would have.  Async-signal-safe. */
+static bool
+take_foreign(const sigset_t *set, siginfo_t *info)
+{
+	if (!t_foreign || set == NULL || !virtualizing() ||
+	    sigismember(set, SIGPROF) != 1)
+		return false;
+	t_foreign = false;
+	if (info != NULL) {
+		*info = t_foreign_info;
+		if (info->si_code == SI_TKILL)
+			info->si_code = SI_USER; /* as glibc's own waits say */
+	}
+	return true;
+}
+
+/* Async-signal-safe. */
+void
+masks_hold_foreign(const siginfo_t *si)
+{
+	t_foreign_info = *si;
+	t_foreign = true;
+}
+
+/* glibc's sigwait() waits again after EINTR; so does this one, with
+ * sigtimedwait() underneath so that a SIGPROF someone sends meanwhile
+ * (its handler interrupts the wait) is handed over.  Async-signal-safe
+ * as sigwait is. */
 EXPORT int
 sigwait(const sigset_t *set, int *sig)
 {
 	sigset_t copy;
+	const sigset_t *pass = without_sigprof(set, &copy);
+	int saved = errno, r;
 
-	if (REAL(sigwait) == NULL)
+	if (REAL(sigtimedwait) == NULL)
 		return ENOSYS;
-	return real_sigwait(without_sigprof(set, &copy), sig);
+	for (;;) {
+		if (take_foreign(set, NULL)) {
+			*sig = SIGPROF;
+			return 0;
+		}
+		r = real_sigtimedwait(pass, NULL, NULL);
+		if (r > 0) {
+			*sig = r;
+			errno = saved;
+			return 0;
+		}
+		if (errno != EINTR) {
+			r = errno;
+			errno = saved;
+			return r;
+		}
+	}
 }
 
 EXPORT int
 sigwaitinfo(const sigset_t *set, siginfo_t *info)
 {
 	sigset_t copy;
+	int saved = errno, r;
 
-	return CALL_REAL(sigwaitinfo, -1, without_sigprof(set, &copy), info);
+	if (take_foreign(set, info))
+		return SIGPROF;
+	r = CALL_REAL(sigwaitinfo, -1, without_sigprof(set, &copy), info);
+	if (r < 0 && errno == EINTR && take_foreign(set, info)) {
+		errno = saved;
+		return SIGPROF;
+	}
+	return r;
 }
 
 EXPORT int
 sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *ts)
 {
 	sigset_t copy;
+	int saved = errno, r;
 
-	return CALL_REAL(sigtimedwait, -1, without_sigprof(set, &copy), info,
-			 ts);
+	if (take_foreign(set, info))
+		return SIGPROF;
+	r = CALL_REAL(sigtimedwait, -1, without_sigprof(set, &copy), info, ts);
+	if (r < 0 && errno == EINTR && take_foreign(set, info)) {
+		errno = saved;
+		return SIGPROF;
+	}
+	return r;
+}
+
+/* The view follows MASK while the thread is suspended: a SIGPROF someone
+ * sends then gets the program's action if MASK unblocks it, and one held
+ * already gets it now.  Async-signal-safe as sigsuspend is. */
+EXPORT int
+sigsuspend(const sigset_t *mask)
+{
+	sigset_t copy;
+	bool was = t_prof_blocked, during;
+	int r, saved;
+
+	if (REAL(sigsuspend) == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
+	__asm__("" : "+r"(mask)); /* declared nonnull, yet NULL is EFAULT */
+	if (mask == NULL || !virtualizing())
+		return real_sigsuspend(mask);
+	during = sigismember(mask, SIGPROF) == 1;
+	if (!during && t_foreign) {
+		t_foreign = false;
+		timer_foreign_action(); /* SIG_DFL ends the process here */
+	}
+	copy = *mask;
+	sigdelset(&copy, SIGPROF);
+	t_prof_blocked = during;
+	r = real_sigsuspend(&copy);
+	saved = errno;
+	t_prof_blocked = was;
+	errno = saved;
+	return r;
 }
 
 EXPORT int
@@ -292,19 +385,53 @@ signalfd(int fd, const sigset_t *mask, int flags)
 }
 
 /* ---------------------------------------------------------------- spawn */
-/* What a posix_spawn child inherits of SIGPROF is what the program set:
- * SIG_IGN stays ignored (not our handler reset to SIG_DFL) and a blocked
- * view is blocked, unless ATTR sets them itself. */
+/* What a child started without fork() (posix_spawn, and glibc's system()
+ * and popen(), which spawn through its internal posix_spawn) inherits of
+ * SIGPROF is what the program set: SIG_IGN stays ignored (not our handler
+ * reset to SIG_DFL) and a blocked view is blocked, unless the spawn's
+ * attributes set them (SETSIGDEF with SIGPROF, SETSIGMASK).  Both are
+ * real while the call runs: SIGPROF is ignored for the whole process
+ * (samples of other threads are dropped meanwhile) and blocked for the
+ * calling thread. */
+struct spawn_view {
+	bool ign, block;
+};
+
+static void
+spawn_view_begin(struct spawn_view *v, bool sets_default, bool sets_mask)
+{
+	struct sigaction view;
+
+	timer_get_program_action(&view);
+	v->ign = view.sa_handler == SIG_IGN && !sets_default;
+	v->block = t_prof_blocked && !sets_mask;
+	if (v->ign)
+		timer_hold_ignored(true);
+	if (v->block)
+		masks_apply_view(true);
+}
+
+static void
+spawn_view_end(const struct spawn_view *v)
+{
+	int saved = errno;
+
+	if (v->block)
+		masks_apply_view(false);
+	if (v->ign)
+		timer_hold_ignored(false);
+	errno = saved;
+}
+
 static int
 spawn_as_viewed(posix_spawn_fn real_fn, pid_t *pid, const char *path,
 		const posix_spawn_file_actions_t *fa,
 		const posix_spawnattr_t *attr, char *const argv[],
 		char *const envp[])
 {
-	struct sigaction view;
+	struct spawn_view v;
 	short flags = 0;
 	sigset_t dfl;
-	bool ign, block;
 	int r;
 
 	if (real_fn == NULL)
@@ -316,18 +443,10 @@ spawn_as_viewed(posix_spawn_fn real_fn, pid_t *pid, const char *path,
 	sigemptyset(&dfl);
 	if (attr != NULL && (flags & POSIX_SPAWN_SETSIGDEF))
 		posix_spawnattr_getsigdefault(attr, &dfl);
-	timer_get_program_action(&view);
-	ign = view.sa_handler == SIG_IGN && sigismember(&dfl, SIGPROF) != 1;
-	block = t_prof_blocked && !(flags & POSIX_SPAWN_SETSIGMASK);
-	if (ign)
-		timer_hold_ignored(true);
-	if (block)
-		masks_apply_view(true);
+	spawn_view_begin(&v, sigismember(&dfl, SIGPROF) == 1,
+			 flags & POSIX_SPAWN_SETSIGMASK);
 	r = real_fn(pid, path, fa, attr, argv, envp);
-	if (block)
-		masks_apply_view(false);
-	if (ign)
-		timer_hold_ignored(false);
+	spawn_view_end(&v);
 	return r;
 }
 
@@ -347,6 +466,42 @@ posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
 {
 	return spawn_as_viewed(REAL(posix_spawnp), pid, file, fa, attr, argv,
 			       envp);
+}
+
+/* Not async-signal-safe (neither is system). */
+EXPORT int
+system(const char *command)
+{
+	struct spawn_view v;
+	int r;
+
+	if (REAL(system) == NULL)
+		return -1;
+	if (command == NULL || !virtualizing())
+		return real_system(command);
+	spawn_view_begin(&v, false, false);
+	r = real_system(command);
+	spawn_view_end(&v);
+	return r;
+}
+
+/* Not async-signal-safe (neither is popen). */
+EXPORT FILE *
+popen(const char *command, const char *mode)
+{
+	struct spawn_view v;
+	FILE *f;
+
+	if (REAL(popen) == NULL) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	if (!virtualizing())
+		return real_popen(command, mode);
+	spawn_view_begin(&v, false, false);
+	f = real_popen(command, mode);
+	spawn_view_end(&v);
+	return f;
 }
 
 /* ---------------------------------------------------------------- threads */

@@ -272,9 +272,16 @@ on_toggle(int sig, siginfo_t *si, void *uc)
 		errno = saved;
 		return;
 	}
-	/* not profiling (any more, or a vfork child, which shares our
-	 * memory but not our actions): the default action, as without
-	 * profrun, once this handler returns */
+	/* the process whose profile stopped or ended (its exit is under
+	 * way: stdio's last flush is still to come) keeps the signal as ours,
+	 * a toggle with nothing to toggle */
+	if (shim_is_owner()) {
+		errno = saved;
+		return;
+	}
+	/* not ours to take (a vfork child, which shares our memory but not
+	 * our actions, or a fork child that has no profile): the default
+	 * action, as without profrun, once this handler returns */
 	set_default(sig);
 	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
 	errno = saved;

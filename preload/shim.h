@@ -81,6 +81,19 @@ enum shim_state {
  * raw-clone child sharing the owner's memory.  Async-signal-safe. */
 bool shim_owns_profile(void);
 
+/* True in the process whose profile this is (running, stopped or ended),
+ * not in a vfork child or a fork child that has none.  Async-signal-safe. */
+bool shim_is_owner(void);
+
+/* vfork() failed with -ERR (vfork-ARCH.S): errno, and -1.
+ * Async-signal-safe. */
+long shim_vfork_failed(long err);
+
+/* First code of a vfork child (vfork-ARCH.S): it is flagged as such and
+ * gets the program's view of SIGPROF for real.  Returns 0.
+ * Async-signal-safe. */
+long shim_vfork_child_start(void);
+
 /* Switch profiling off for good because the program took over SIGPROF,
  * ITIMER_PROF or profil(): FLAG (PROFRUN_F_RIVAL_*) and NOTE go into the
  * file.  Async-signal-safe. */
@@ -338,6 +351,11 @@ void timer_hold_ignored(bool on);
  * sent: SIG_DFL ends the process with SIGPROF.  Async-signal-safe. */
 void timer_foreign_action(void);
 
+/* In a vfork child: SIGPROF's real action and the calling thread's mask
+ * become what the program set (SIG_IGN, blocked); they are the child's
+ * own.  Async-signal-safe. */
+void timer_vfork_child(void);
+
 /* True while we profile but SIGPROF's action is not our handler any more.
  * Async-signal-safe. */
 bool timer_taken_over(void);
@@ -483,10 +501,12 @@ void masks_apply_view(bool block);
 bool masks_view_blocked(void);
 void masks_set_view_blocked(bool blocked);
 
-/* A SIGPROF someone sent arrived while the calling thread's view blocks
- * it: hold it pending for the program (sigpending shows it) and apply its
- * action when the view unblocks SIGPROF.  Async-signal-safe. */
-void masks_hold_foreign(void);
+/* A SIGPROF someone sent (SI) arrived while the calling thread's view
+ * blocks it: hold it pending for the program (sigpending shows it, and
+ * sigwait, sigwaitinfo and sigtimedwait take it) and apply its action when
+ * the view unblocks SIGPROF (sigprocmask, sigsuspend).
+ * Async-signal-safe. */
+void masks_hold_foreign(const siginfo_t *si);
 
 /* ---------------------------------------------------------------- stacks.c */
 /* Record stacks of up to STACK_MAX bytes into SLOT_COUNT slots (0: no
@@ -527,5 +547,19 @@ void altstack_thread_start(void);
 /* The calling thread ends: take ours down and unmap it.
  * Async-signal-safe. */
 void altstack_thread_end(void);
+
+/* In a fork child: only the calling thread lives on.  Async-signal-safe. */
+void altstack_fork_child(void);
+
+/* The program's sigaction() for any signal but SIGPROF and the toggle
+ * signal: an SA_ONSTACK handler goes in as the file's header says, and
+ * the action is reported back as the program set it.  Async-signal-safe
+ * as sigaction is. */
+int altstack_sigaction(int sig, const struct sigaction *act,
+		       struct sigaction *old);
+
+/* SIG's action was set by another entry (signal(), sigset(), ...), with
+ * no SA_ONSTACK.  Async-signal-safe. */
+void altstack_forget(int sig);
 
 #endif /* PROFRUN_SHIM_H */

@@ -89,10 +89,10 @@ timer_foreign_action(void)
 }
 
 static void
-foreign_sigprof(void)
+foreign_sigprof(const siginfo_t *si)
 {
 	if (masks_view_blocked())
-		masks_hold_foreign(); /* pending until the program unblocks */
+		masks_hold_foreign(si); /* pending until the program unblocks */
 	else
 		timer_foreign_action();
 }
@@ -133,7 +133,7 @@ on_sigprof(int sig, siginfo_t *si, void *uc)
 
 	(void)sig;
 	if (!window && !is_our_timer(si)) {
-		foreign_sigprof();
+		foreign_sigprof(si);
 		errno = saved;
 		return;
 	}
@@ -359,6 +359,20 @@ timer_hold_ignored(bool on)
 		REAL(sigaction)(SIGPROF, &ign, NULL);
 	else if (!on && __atomic_sub_fetch(&holders, 1, __ATOMIC_ACQ_REL) == 0)
 		REAL(sigaction)(SIGPROF, &ours, NULL);
+}
+
+/* Async-signal-safe. */
+void
+timer_vfork_child(void)
+{
+	struct sigaction ign;
+
+	if (running && program_act.sa_handler == SIG_IGN) {
+		memset(&ign, 0, sizeof(ign));
+		ign.sa_handler = SIG_IGN;
+		REAL(sigaction)(SIGPROF, &ign, NULL);
+	}
+	masks_apply_view(true);
 }
 
 /* Async-signal-safe. */
