@@ -60,6 +60,10 @@ static FILE *(*real_popen)(const char *, const char *);
  * someone sent pending for it? */
 static __thread bool t_prof_blocked __attribute__((tls_model("initial-exec")));
 static __thread bool t_foreign __attribute__((tls_model("initial-exec")));
+/* The program's view of the toggle signal (pause.c) while it is ours:
+ * blocked for real in every thread, whatever the program asked. */
+static __thread bool t_toggle_blocked
+	__attribute__((tls_model("initial-exec")));
 static __thread siginfo_t t_foreign_info
 	__attribute__((tls_model("initial-exec")));
 static pthread_key_t end_key;
@@ -106,6 +110,49 @@ masks_apply_view(bool block)
 	real_pthread_sigmask(block ? SIG_BLOCK : SIG_UNBLOCK, &prof, NULL);
 }
 
+/* SIG's real bit on the calling thread.  Async-signal-safe. */
+static void
+real_block(int sig, bool block)
+{
+	sigset_t one;
+
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	if (REAL(pthread_sigmask) != NULL)
+		real_pthread_sigmask(block ? SIG_BLOCK : SIG_UNBLOCK, &one,
+				     NULL);
+}
+
+/* Async-signal-safe. */
+void
+masks_hold_toggle(int sig)
+{
+	sigset_t cur;
+
+	if (REAL(pthread_sigmask) != NULL &&
+	    real_pthread_sigmask(SIG_SETMASK, NULL, &cur) == 0)
+		t_toggle_blocked = sigismember(&cur, sig) == 1;
+	real_block(sig, true);
+}
+
+/* Async-signal-safe. */
+void
+masks_release_toggle(int sig)
+{
+	if (!t_toggle_blocked)
+		real_block(sig, false);
+}
+
+/* Async-signal-safe. */
+void
+masks_toggle_view(bool program)
+{
+	int sig = pause_toggle_signal();
+
+	if (sig != 0 && !t_toggle_blocked)
+		real_block(sig, !program);
+}
+
 /* Async-signal-safe. */
 bool
 masks_view_blocked(void)
@@ -150,19 +197,19 @@ masks_init(void)
 }
 
 /* ---------------------------------------------------------------- masks */
-/* The view's SIGPROF bit after HOW with SET.  Returns false for an
- * invalid HOW (the real call then fails as it would). */
+/* The view's bit of SIG (blocked: CUR) after HOW with SET.  Returns false
+ * for an invalid HOW (the real call then fails as it would). */
 static bool
-view_after(int how, const sigset_t *set, bool *blocked)
+view_after(int how, const sigset_t *set, int sig, bool cur, bool *blocked)
 {
-	bool in = sigismember(set, SIGPROF) == 1;
+	bool in = sigismember(set, sig) == 1;
 
 	switch (how) {
 	case SIG_BLOCK:
-		*blocked = t_prof_blocked || in;
+		*blocked = cur || in;
 		return true;
 	case SIG_UNBLOCK:
-		*blocked = t_prof_blocked && !in;
+		*blocked = cur && !in;
 		return true;
 	case SIG_SETMASK:
 		*blocked = in;
@@ -172,35 +219,50 @@ view_after(int how, const sigset_t *set, bool *blocked)
 	}
 }
 
-/* One implementation for both calls: SIGPROF leaves the real request,
- * the view keeps it.  REAL_FN is pthread_sigmask's or sigprocmask's.
- * Returns what REAL_FN returns. */
+/* SIG into SET if BLOCKED, out of it if not. */
+static void
+set_bit(sigset_t *set, int sig, bool blocked)
+{
+	if (blocked)
+		sigaddset(set, sig);
+	else
+		sigdelset(set, sig);
+}
+
+/* One implementation for both calls: SIGPROF leaves the real request and
+ * the toggle signal (TSIG, 0: none) stays in it (never blocked / always
+ * blocked for real), the view keeps what the program asked.  REAL_FN is
+ * pthread_sigmask's or sigprocmask's.  Returns what REAL_FN returns. */
 static int
 mask_call(int (*real_fn)(int, const sigset_t *, sigset_t *), int how,
-	  const sigset_t *set, sigset_t *old)
+	  const sigset_t *set, sigset_t *old, int tsig)
 {
 	sigset_t copy;
 	bool was = t_prof_blocked, now = was;
+	bool twas = t_toggle_blocked, tnow = twas;
 	int r;
 
 	if (set != NULL) {
 		copy = *set; /* SET and OLD may be the same set */
-		if (view_after(how, set, &now))
+		if (view_after(how, set, SIGPROF, was, &now))
 			sigdelset(&copy, SIGPROF); /* never blocked for real */
+		if (tsig != 0 && view_after(how, set, tsig, twas, &tnow))
+			set_bit(&copy, tsig, how != SIG_UNBLOCK);
 	}
 	r = real_fn(how, set != NULL ? &copy : NULL, old);
 	if (r != 0)
 		return r;
 	t_prof_blocked = now;
+	if (tsig != 0)
+		t_toggle_blocked = tnow;
 	if (was && !now && t_foreign) {
 		t_foreign = false;
 		timer_foreign_action(); /* delivered as the unblock returns */
 	}
 	if (old != NULL) {
-		if (was)
-			sigaddset(old, SIGPROF);
-		else
-			sigdelset(old, SIGPROF);
+		set_bit(old, SIGPROF, was);
+		if (tsig != 0)
+			set_bit(old, tsig, twas);
 	}
 	return r;
 }
@@ -213,7 +275,8 @@ pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 		return ENOSYS;
 	if (!virtualizing())
 		return real_pthread_sigmask(how, set, old);
-	return mask_call(real_pthread_sigmask, how, set, old);
+	return mask_call(real_pthread_sigmask, how, set, old,
+			 pause_toggle_signal());
 }
 
 /* Async-signal-safe as sigprocmask is. */
@@ -226,7 +289,8 @@ sigprocmask(int how, const sigset_t *set, sigset_t *old)
 	}
 	if (!virtualizing())
 		return real_sigprocmask(how, set, old);
-	return mask_call(real_sigprocmask, how, set, old);
+	return mask_call(real_sigprocmask, how, set, old,
+			 pause_toggle_signal());
 }
 
 /* SIGPROF someone sent while the view blocked it is pending.
@@ -368,6 +432,8 @@ sigsuspend(const sigset_t *mask)
 	}
 	copy = *mask;
 	sigdelset(&copy, SIGPROF);
+	if (pause_toggle_signal() != 0)
+		sigaddset(&copy, pause_toggle_signal());
 	t_prof_blocked = during;
 	r = real_sigsuspend(&copy);
 	saved = errno;
@@ -409,6 +475,7 @@ spawn_view_begin(struct spawn_view *v, bool sets_default, bool sets_mask)
 		timer_hold_ignored(true);
 	if (v->block)
 		masks_apply_view(true);
+	masks_toggle_view(true);
 }
 
 static void
@@ -416,6 +483,7 @@ spawn_view_end(const struct spawn_view *v)
 {
 	int saved = errno;
 
+	masks_toggle_view(false);
 	if (v->block)
 		masks_apply_view(false);
 	if (v->ign)
@@ -508,7 +576,7 @@ popen(const char *command, const char *mode)
 struct start {
 	void *(*fn)(void *);
 	void *arg;
-	bool prof_blocked; /* the creator's view */
+	bool prof_blocked, toggle_blocked; /* the creator's view */
 };
 
 /* First code of every thread pthread_create() starts: take the creator's
@@ -521,6 +589,7 @@ trampoline(void *p)
 
 	free(p);
 	t_prof_blocked = s.prof_blocked;
+	t_toggle_blocked = s.toggle_blocked;
 	if (virtualizing()) {
 		adopt_real_mask(); /* pthread_attr_setsigmask_np */
 		altstack_thread_start();
@@ -547,6 +616,7 @@ pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	s->fn = fn;
 	s->arg = arg;
 	s->prof_blocked = t_prof_blocked;
+	s->toggle_blocked = t_toggle_blocked;
 	r = real_pthread_create(thread, attr, trampoline, s);
 	if (r != 0)
 		free(s);

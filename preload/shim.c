@@ -646,6 +646,7 @@ shim_exec_begin(void)
 		timer_stop_exec();
 		masks_apply_view(true);
 	}
+	masks_toggle_view(true);
 	threads_finish(false);
 	stacks_seal();
 	pause_finish();
@@ -686,6 +687,7 @@ shim_exec_failed(bool began)
 		return;
 	}
 	g.released = false;
+	masks_toggle_view(false);
 	g.hdr->end_ns = 0;
 	g.hdr->cpu_user_ns = 0;
 	g.hdr->cpu_sys_ns = 0;

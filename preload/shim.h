@@ -401,6 +401,12 @@ void threads_unregister_self(void);
 void threads_arm_all(uint64_t ival);
 void threads_disarm_all(void);
 
+/* Pauses leave the timers armed (KEEP): their handler, which runs only
+ * on a thread that is running, is what notices the CPU window's edges
+ * and the toggle signal.  Set before the first timer.  Not
+ * async-signal-safe. */
+void threads_keep_ticking(bool keep);
+
 /* Keep each timer expiration with probability SHARE / 2^32 (0: keep all),
  * for rates below the tick.  Async-signal-safe. */
 void threads_set_share(uint32_t share);
@@ -431,9 +437,6 @@ void threads_pause(bool pause);
 void threads_attach_paused(uint64_t *paused_ns);
 
 /* ---------------------------------------------------------------- pause.c */
-/* sigev_value of the CPU window's timer (it sends SIGPROF too). */
-#define PAUSE_WINDOW_MAGIC 0x70617573
-
 /* Settings (PROFRUN_START, PROFRUN_TOGGLE_SIGNAL, PROFRUN_DELAY,
  * PROFRUN_DURATION), before the profile starts: START_PAUSED or a DELAY
  * means nothing is counted until a resume.  Not async-signal-safe. */
@@ -460,10 +463,19 @@ void pause_set(bool pause);
 void pause_lock(sigset_t *old);
 void pause_unlock(const sigset_t *old);
 
-/* The window's timer fired (in the SIGPROF handler) / is deleted for good
- * (profiling stops).  Async-signal-safe. */
-void pause_window_edge(void);
+/* In the SIGPROF handler, on a thread that is running: take the CPU
+ * window's edge if it came (its timer sends no signal: a process-directed
+ * one would interrupt a sleeping thread's nanosleep or epoll_wait), and
+ * the toggle signals pending (blocked in every thread for the same
+ * reason).  Async-signal-safe. */
+void pause_poll(void);
+
+/* The window's timer is deleted for good (profiling stops).
+ * Async-signal-safe. */
 void pause_window_stop(void);
+
+/* The toggle signal while it is ours, or 0.  Async-signal-safe. */
+int pause_toggle_signal(void);
 
 /* Around fork: note what is left of the window; in the child, forget the
  * parent's lock holder, timer and record.  Async-signal-safe. */
@@ -495,6 +507,18 @@ void masks_init(void);
  * program asked for; after a failed exec (!BLOCK) SIGPROF is unblocked
  * again.  Async-signal-safe. */
 void masks_apply_view(bool block);
+
+/* The toggle signal SIG becomes ours: blocked for real in the calling
+ * thread (threads inherit it), its bit in the view as it was.  When it is
+ * given back, the calling thread's real bit is the view's again.
+ * Async-signal-safe. */
+void masks_hold_toggle(int sig);
+void masks_release_toggle(int sig);
+
+/* The calling thread's real bit of the toggle signal becomes the
+ * program's view (PROGRAM: before an exec or a spawn, whose image
+ * inherits it), or blocked again (after them).  Async-signal-safe. */
+void masks_toggle_view(bool program);
 
 /* The calling thread's view: does the program block SIGPROF there?  And
  * set it (sigset's SIG_HOLD).  Async-signal-safe. */

@@ -65,6 +65,8 @@ static uint64_t armed_ns;    /* the interval to re-arm at a resume, 0 = none */
 static uint64_t *rec_paused; /* per record: CPU while paused, or NULL */
 
 static uint32_t keep_share; /* of each expiration, out of 2^32; 0 = all */
+/* timers stay armed in a pause: their handler watches for its end */
+static bool keep_ticking;
 
 static __thread struct reg *t_reg __attribute__((tls_model("initial-exec")));
 /* the calling thread's record: kept after its end, for a signal that was
@@ -328,7 +330,7 @@ threads_pause(bool pause)
 
 	if (registry == NULL)
 		return;
-	if (pause)
+	if (pause && !keep_ticking)
 		__atomic_store_n(&interval_ns, 0, __ATOMIC_SEQ_CST);
 	for (unsigned i = 0; i < high; i++) {
 		struct reg *e = &registry[i];
@@ -340,12 +342,13 @@ threads_pause(bool pause)
 		cpu = clock_ns(thread_clock(tid));
 		if (pause) {
 			e->pause_mark = cpu;
-			disarm_entry(e);
+			if (!keep_ticking)
+				disarm_entry(e);
 		} else {
 			close_pause(e, cpu, NO_MARK);
 		}
 	}
-	if (!pause && armed_ns != 0)
+	if (!pause && armed_ns != 0 && !keep_ticking)
 		threads_arm_all(armed_ns);
 }
 
@@ -423,7 +426,7 @@ threads_arm_all(uint64_t ival)
 	if (registry == NULL)
 		return;
 	armed_ns = ival;
-	if (pause_now())
+	if (pause_now() && !keep_ticking)
 		return; /* the resume arms them */
 	__atomic_store_n(&interval_ns, ival, __ATOMIC_SEQ_CST);
 	for (unsigned i = 0; i < high; i++) {
@@ -447,6 +450,13 @@ threads_disarm_all(void)
 		return;
 	for (unsigned i = 0; i < high; i++)
 		disarm_entry(&registry[i]);
+}
+
+/* Not async-signal-safe (once, at start). */
+void
+threads_keep_ticking(bool keep)
+{
+	keep_ticking = keep;
 }
 
 /* Async-signal-safe. */
