@@ -293,16 +293,94 @@ sigprocmask(int how, const sigset_t *set, sigset_t *old)
 			 pause_toggle_signal());
 }
 
-/* SIGPROF someone sent while the view blocked it is pending.
- * Async-signal-safe as sigpending is. */
+/* SIGPROF is pending for the program when someone sent it while the view
+ * blocked it, never for one of our samples in flight; the toggle signal,
+ * while it is ours, is not the program's.  Async-signal-safe as
+ * sigpending is. */
 EXPORT int
 sigpending(sigset_t *set)
 {
 	int r = CALL_REAL(sigpending, -1, set);
 
-	if (r == 0 && t_foreign && virtualizing())
-		sigaddset(set, SIGPROF);
+	if (r == 0 && virtualizing()) {
+		set_bit(set, SIGPROF, t_foreign);
+		if (pause_toggle_signal() != 0)
+			sigdelset(set, pause_toggle_signal());
+	}
 	return r;
+}
+
+/* ---------------------------------------------------------------- old masks */
+/* System V's sighold() and sigrelse(), BSD's sigblock() and sigsetmask()
+ * (signals 1..32 as bits of an int): the same view as sigprocmask().
+ * Async-signal-safe as they are. */
+static int
+mask_one(int how, int sig)
+{
+	sigset_t one;
+
+	if (sigemptyset(&one) < 0 || sigaddset(&one, sig) < 0)
+		return -1; /* EINVAL */
+	return sigprocmask(how, &one, NULL);
+}
+
+EXPORT int
+sighold(int sig)
+{
+	return mask_one(SIG_BLOCK, sig);
+}
+
+EXPORT int
+sigrelse(int sig)
+{
+	return mask_one(SIG_UNBLOCK, sig);
+}
+
+/* MASK's bits as a set / the first 32 signals of SET as bits. */
+static void
+bits_to_set(int mask, sigset_t *set)
+{
+	sigemptyset(set);
+	for (int i = 0; i < 32; i++)
+		if ((unsigned)mask & (1u << i))
+			sigaddset(set, i + 1);
+}
+
+static int
+set_to_bits(const sigset_t *set)
+{
+	unsigned mask = 0;
+
+	for (int i = 0; i < 32; i++)
+		if (sigismember(set, i + 1) == 1)
+			mask |= 1u << i;
+	return (int)mask;
+}
+
+static int
+bsd_mask(int how, int mask)
+{
+	sigset_t set, old;
+
+	bits_to_set(mask, &set);
+	if (sigprocmask(how, &set, &old) < 0)
+		return -1;
+	return set_to_bits(&old);
+}
+
+int sigblock(int mask);
+int sigsetmask(int mask);
+
+EXPORT int
+sigblock(int mask)
+{
+	return bsd_mask(SIG_BLOCK, mask);
+}
+
+EXPORT int
+sigsetmask(int mask)
+{
+	return bsd_mask(SIG_SETMASK, mask);
 }
 
 /* ---------------------------------------------------------------- waits */

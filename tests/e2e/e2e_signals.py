@@ -165,6 +165,17 @@ def children_of_vfork_system_and_popen_keep_ignored_and_blocked_sigprof(tmp):
 
 
 @case
+def old_mask_calls_keep_the_view_and_the_samples(tmp):
+    # sighold and sigblock blocked SIGPROF for real: the program was told
+    # it was not blocked, and its thread went unsampled
+    out = same_as_bare(tmp, "om.prof", [wl("sigs"), "oldmasks"])
+    still_profiled(out, "oldmasks")
+    rep = report_json(out)
+    expect(rep["samples"]["total"] >= 0.5 * 0.4 * e2e.sample_rate(100),
+           f"the thread blocking SIGPROF went unsampled: {rep['samples']}")
+
+
+@case
 def mask_calls_make_no_extra_system_call(tmp):
     # each sigprocmask under profrun called getpid() too: twice the cost
     if not shutil.which("strace"):

@@ -25,7 +25,9 @@
  *               nanosleep and a thread in epoll_wait (20 ms each) while
  *               another computes for S seconds; prints how many of the
  *               sleeps failed with EINTR
- *   masks       loops over sigprocmask (block and unblock SIGUSR2) and
+ *   oldmasks    blocks SIGPROF with sighold and sigblock, computing, and
+ *               prints what sigprocmask and sigblock say of it
+ *   masks N     loops over sigprocmask (block and unblock SIGUSR2) and
  *               prints ns per call
  */
 #define _GNU_SOURCE
@@ -357,6 +359,36 @@ mode_sleeper(double seconds)
 	return 0;
 }
 
+/* ---------------------------------------------------------------- old masks */
+static int
+prof_blocked(void)
+{
+	sigset_t cur;
+
+	sigprocmask(SIG_SETMASK, NULL, &cur);
+	return sigismember(&cur, SIGPROF);
+}
+
+static int
+mode_oldmasks(void)
+{
+	int held, released, blocked, old, back;
+
+	sighold(SIGPROF);
+	held = prof_blocked();
+	sigs_spin(0.2);
+	sigrelse(SIGPROF);
+	released = prof_blocked();
+	old = sigblock((1 << (SIGPROF - 1)));
+	blocked = prof_blocked();
+	sigs_spin(0.2);
+	back = sigsetmask(old);
+	printf("oldmasks: held %d released %d blocked %d, old had it %d, then %d, now %d\n",
+	       held, released, blocked, (old & (1 << (SIGPROF - 1))) != 0,
+	       (back & (1 << (SIGPROF - 1))) != 0, prof_blocked());
+	return 0;
+}
+
 /* ---------------------------------------------------------------- cost */
 static int
 mode_masks(long n)
@@ -399,6 +431,8 @@ main(int argc, char **argv)
 		return mode_child();
 	if (strcmp(mode, "sleeper") == 0 && argc > 2)
 		return mode_sleeper(atof(argv[2]));
+	if (strcmp(mode, "oldmasks") == 0)
+		return mode_oldmasks();
 	if (strcmp(mode, "masks") == 0 && argc > 2)
 		return mode_masks(atol(argv[2]));
 	fprintf(stderr, "sigs: unknown mode '%s'\n", mode);
