@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/gmon.h>
@@ -39,6 +40,8 @@ static execveat_fn real_execveat;
 static signal_fn real_signal, real_bsd_signal, real_ssignal, real_sigset;
 static monstartup_fn real___monstartup;
 static exit_fn real__exit, real__Exit;
+typedef long (*syscall_fn)(long, ...);
+static syscall_fn real_syscall;
 
 /* Call real_<fn>, or fail with ENOSYS if it cannot be found. */
 #define CALL_REAL(fn, fail, ...)                                               \
@@ -61,6 +64,27 @@ interpose_resolve_all(void)
 	REAL(sigset);
 	REAL(_exit);
 	REAL(_Exit);
+}
+
+/* Not async-signal-safe (dlsym): the constructor calls it first, in every
+ * process (a set-user-ID one too: the program's syscall() is ours). */
+void
+interpose_resolve_syscall(void)
+{
+	REAL(syscall);
+}
+
+/* Async-signal-safe (the constructor resolved it). */
+long
+shim_raw_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a5)
+{
+	syscall_fn fn = __atomic_load_n(&real_syscall, __ATOMIC_ACQUIRE);
+
+	if (fn == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return fn(nr, a0, a1, a2, a3, a4, a5);
 }
 
 /* ---------------------------------------------------------------- fork */
@@ -563,4 +587,93 @@ __monstartup(unsigned long lowpc, unsigned long highpc)
 			"program runs gprof's profil() itself (built with -pg)");
 	if (REAL(__monstartup) != NULL)
 		real___monstartup(lowpc, highpc);
+}
+
+/* ---------------------------------------------------------------- syscall()
+ * A program's rt_sigaction and rt_sigprocmask made through the C
+ * library's syscall() get what sigaction() and sigprocmask() get: SIG_DFL
+ * or SIG_IGN for SIGPROF stays in the view (our timer's next SIGPROF
+ * would otherwise end the process), a handler makes us step aside, and
+ * the mask view is kept.  The kernel's layouts: a 64-bit mask, and
+ * sa_restorer before it (x86-64 and AArch64 both have one). */
+struct kernel_sigaction {
+	sighandler_t handler;
+	unsigned long flags;
+	void (*restorer)(void);
+	uint64_t mask;
+};
+
+/* rt_sigaction(SIGPROF, ACT, OLD, SIZE) while we own SIGPROF.
+ * Async-signal-safe. */
+static long
+raw_sigprof_action(const struct kernel_sigaction *act,
+		   struct kernel_sigaction *old)
+{
+	struct sigaction view, set;
+
+	timer_get_program_action(&view);
+	if (act != NULL) {
+		memset(&set, 0, sizeof(set));
+		set.sa_handler = act->handler;
+		set.sa_flags = (int)act->flags;
+		set.sa_restorer = act->restorer;
+		memcpy(&set.sa_mask, &act->mask, sizeof(act->mask));
+		timer_set_program_action(&set);
+	}
+	if (old != NULL) {
+		old->handler = view.sa_handler;
+		old->flags = (unsigned long)view.sa_flags;
+		old->restorer = view.sa_restorer;
+		memcpy(&old->mask, &view.sa_mask, sizeof(old->mask));
+	}
+	return 0;
+}
+
+/* rt_sigprocmask(HOW, SET, OLD, 8) through sigprocmask().
+ * Async-signal-safe. */
+static long
+raw_mask(int how, const uint64_t *set, uint64_t *old)
+{
+	sigset_t s, o;
+
+	memset(&s, 0, sizeof(s));
+	if (set != NULL)
+		memcpy(&s, set, sizeof(*set));
+	if (sigprocmask(how, set != NULL ? &s : NULL, old != NULL ? &o : NULL) <
+	    0)
+		return -1;
+	if (old != NULL)
+		memcpy(old, &o, sizeof(*old));
+	return 0;
+}
+
+/* Async-signal-safe as syscall() is. */
+EXPORT long(syscall)(long nr, ...)
+{
+	const struct kernel_sigaction *act;
+	long a[6];
+	va_list ap;
+
+	va_start(ap, nr);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (nr == SYS_rt_sigaction && a[0] == SIGPROF && a[3] == 8 &&
+	    shim_owns_profile()) {
+		act = (const struct kernel_sigaction *)a[1];
+		if (act == NULL || is_default_or_ignore(act->handler))
+			return raw_sigprof_action(
+				act, (struct kernel_sigaction *)a[2]);
+		shim_rival(PROFRUN_F_RIVAL_SIGNAL,
+			   "program installed its own SIGPROF handler");
+	} else if (nr == SYS_rt_sigprocmask && a[3] == 8 &&
+		   shim_owns_profile()) {
+		return raw_mask((int)a[0], (const uint64_t *)a[1],
+				(uint64_t *)a[2]);
+	}
+	if (real_syscall == NULL && REAL(syscall) == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return real_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }

@@ -726,6 +726,7 @@ startup(int argc, char **argv)
 {
 	int r;
 
+	interpose_resolve_syscall();
 	if (getauxval(AT_SECURE))
 		return;
 	self_pid = getpid();

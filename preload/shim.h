@@ -65,6 +65,18 @@ void *shim_resolve(const char *name, void **slot);
 		   : (__typeof__(real_##fn))shim_resolve(#fn,                  \
 							 (void **)&real_##fn))
 
+/* The C library's syscall(): the shim exports one of its own (the
+ * program's raw rt_sigaction and rt_sigprocmask through it keep the view),
+ * so its own system calls go through this pointer, resolved first thing
+ * in the constructor (interpose_resolve_syscall).
+ * Async-signal-safe. */
+long shim_raw_syscall(long nr, long a0, long a1, long a2, long a3, long a4,
+		      long a5);
+#define syscall_args_(nr, a0, a1, a2, a3, a4, a5, ...)                         \
+	shim_raw_syscall((long)(nr), (long)(a0), (long)(a1), (long)(a2),       \
+			 (long)(a3), (long)(a4), (long)(a5))
+#define syscall(...) syscall_args_(__VA_ARGS__, 0, 0, 0, 0, 0, 0, 0)
+
 /* One line "profrun: MSG" on stderr unless PROFRUN_QUIET; errno preserved.
  * Async-signal-safe (one write(2)). */
 void shim_warn(const char *msg);
@@ -126,6 +138,10 @@ void shim_exec_failed(bool began);
  * child or the exec path may call (not __monstartup's, resolved on first
  * use).  Not async-signal-safe. */
 void interpose_resolve_all(void);
+
+/* Resolve the C library's syscall() for shim_raw_syscall and our own
+ * syscall().  Not async-signal-safe. */
+void interpose_resolve_syscall(void);
 
 /* ---------------------------------------------------------------- target.c */
 struct target {

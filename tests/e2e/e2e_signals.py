@@ -58,6 +58,10 @@ def strict_c_program_resetting_every_signal_exits_as_bare(tmp):
     # every other entry that sets a disposition, SIGPROF's included
     out = same_as_bare(tmp, "entries.prof", [wl("sigs"), "entries"])
     still_profiled(out, "entries")
+    # and the raw system calls made through syscall(): SIG_DFL by a raw
+    # rt_sigaction ended the process at our next sample
+    out = same_as_bare(tmp, "raw.prof", [wl("sigs"), "rawcalls"])
+    still_profiled(out, "rawcalls")
 
 
 def blocked_in(pid, nr, seconds=30):

@@ -25,6 +25,8 @@
  *               nanosleep and a thread in epoll_wait (20 ms each) while
  *               another computes for S seconds; prints how many of the
  *               sleeps failed with EINTR
+ *   rawcalls    SIGPROF to SIG_DFL and then blocked with syscall(): the
+ *               raw rt_sigaction and rt_sigprocmask, computing after each
  *   oldmasks    blocks SIGPROF with sighold and sigblock, computing, and
  *               prints what sigprocmask and sigblock say of it
  *   masks N     loops over sigprocmask (block and unblock SIGUSR2) and
@@ -40,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -359,6 +362,33 @@ mode_sleeper(double seconds)
 	return 0;
 }
 
+/* ---------------------------------------------------------------- raw calls */
+struct kernel_sigaction {
+	void (*handler)(int);
+	unsigned long flags;
+	void (*restorer)(void);
+	unsigned long mask;
+};
+
+static int
+mode_rawcalls(void)
+{
+	struct kernel_sigaction dfl = {SIG_DFL, 0, NULL, 0}, old;
+	unsigned long prof = 1ul << (SIGPROF - 1), was = 0;
+	long r;
+	sigset_t cur;
+
+	r = syscall(SYS_rt_sigaction, SIGPROF, &dfl, &old, 8);
+	printf("rt_sigaction: %ld, was %s\n", r, old.handler == SIG_DFL ? "dfl" : "other");
+	sigs_spin(0.3);
+	r = syscall(SYS_rt_sigprocmask, SIG_BLOCK, &prof, &was, 8);
+	sigprocmask(SIG_SETMASK, NULL, &cur);
+	printf("rt_sigprocmask: %ld, was %d, now %d\n", r, (was & prof) != 0,
+	       sigismember(&cur, SIGPROF));
+	sigs_spin(0.3);
+	return 0;
+}
+
 /* ---------------------------------------------------------------- old masks */
 static int
 prof_blocked(void)
@@ -431,6 +461,8 @@ main(int argc, char **argv)
 		return mode_child();
 	if (strcmp(mode, "sleeper") == 0 && argc > 2)
 		return mode_sleeper(atof(argv[2]));
+	if (strcmp(mode, "rawcalls") == 0)
+		return mode_rawcalls();
 	if (strcmp(mode, "oldmasks") == 0)
 		return mode_oldmasks();
 	if (strcmp(mode, "masks") == 0 && argc > 2)
