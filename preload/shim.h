@@ -11,7 +11,9 @@
  *   threads.c a CPU-time timer per thread, and per-thread records
  *   masks.c   pthread_create, and the signal masks as the program sees them
  *   stacks.c  call stacks: registers and stack copied per sample (-g)
- *   altstack.c an alternate signal stack of ours per thread, sigaltstack()
+ *   altstack.c an alternate signal stack of ours per thread, sigaltstack(),
+ *             and where the program's SA_ONSTACK handlers run
+ *   vfork-ARCH.S vfork() that flags its child (x86-64)
  *   collect.h pure bucket, carry and PC-table arithmetic of the handler
  *
  * Every function states whether it is async-signal-safe.  Functions return
