@@ -11,7 +11,9 @@
  *   threads.c a CPU-time timer per thread, and per-thread records
  *   masks.c   pthread_create, and the signal masks as the program sees them
  *   stacks.c  call stacks: registers and stack copied per sample (-g)
- *   altstack.c an alternate signal stack of ours per thread, sigaltstack()
+ *   altstack.c an alternate signal stack of ours per thread, sigaltstack(),
+ *             and where the program's SA_ONSTACK handlers run
+ *   vfork-ARCH.S vfork() that flags its child (x86-64)
  *   environ.c our variables put back into environments passed to exec
  *   collect.h pure bucket, carry and PC-table arithmetic of the handler
  *
@@ -66,6 +68,18 @@ void *shim_resolve(const char *name, void **slot);
 		   : (__typeof__(real_##fn))shim_resolve(#fn,                  \
 							 (void **)&real_##fn))
 
+/* The C library's syscall(): the shim exports one of its own (the
+ * program's raw rt_sigaction and rt_sigprocmask through it keep the view),
+ * so its own system calls go through this pointer, resolved first thing
+ * in the constructor (interpose_resolve_syscall).
+ * Async-signal-safe. */
+long shim_raw_syscall(long nr, long a0, long a1, long a2, long a3, long a4,
+		      long a5);
+#define syscall_args_(nr, a0, a1, a2, a3, a4, a5, ...)                         \
+	shim_raw_syscall((long)(nr), (long)(a0), (long)(a1), (long)(a2),       \
+			 (long)(a3), (long)(a4), (long)(a5))
+#define syscall(...) syscall_args_(__VA_ARGS__, 0, 0, 0, 0, 0, 0, 0)
+
 /* One line "profrun: MSG" on stderr unless PROFRUN_QUIET; errno preserved.
  * Async-signal-safe (one write(2)). */
 void shim_warn(const char *msg);
@@ -81,6 +95,19 @@ enum shim_state {
 /* True when this process owns a live profile: state ON and not a vfork or
  * raw-clone child sharing the owner's memory.  Async-signal-safe. */
 bool shim_owns_profile(void);
+
+/* True in the process whose profile this is (running, stopped or ended),
+ * not in a vfork child or a fork child that has none.  Async-signal-safe. */
+bool shim_is_owner(void);
+
+/* vfork() failed with -ERR (vfork-ARCH.S): errno, and -1.
+ * Async-signal-safe. */
+long shim_vfork_failed(long err);
+
+/* First code of a vfork child (vfork-ARCH.S): it is flagged as such and
+ * gets the program's view of SIGPROF for real.  Returns 0.
+ * Async-signal-safe. */
+long shim_vfork_child_start(void);
 
 /* Switch profiling off for good because the program took over SIGPROF,
  * ITIMER_PROF or profil(): FLAG (PROFRUN_F_RIVAL_*) and NOTE go into the
@@ -140,6 +167,10 @@ char *const *environ_merge(char *const *envp, void *room, size_t size);
  * child or the exec path may call (not __monstartup's, resolved on first
  * use).  Not async-signal-safe. */
 void interpose_resolve_all(void);
+
+/* Resolve the C library's syscall() for shim_raw_syscall and our own
+ * syscall().  Not async-signal-safe. */
+void interpose_resolve_syscall(void);
 
 /* ---------------------------------------------------------------- target.c */
 struct target {
@@ -365,6 +396,11 @@ void timer_hold_ignored(bool on);
  * sent: SIG_DFL ends the process with SIGPROF.  Async-signal-safe. */
 void timer_foreign_action(void);
 
+/* In a vfork child: SIGPROF's real action and the calling thread's mask
+ * become what the program set (SIG_IGN, blocked); they are the child's
+ * own.  Async-signal-safe. */
+void timer_vfork_child(void);
+
 /* True while we profile but SIGPROF's action is not our handler any more.
  * Async-signal-safe. */
 bool timer_taken_over(void);
@@ -410,6 +446,12 @@ void threads_unregister_self(void);
 void threads_arm_all(uint64_t ival);
 void threads_disarm_all(void);
 
+/* Pauses leave the timers armed (KEEP): their handler, which runs only
+ * on a thread that is running, is what notices the CPU window's edges
+ * and the toggle signal.  Set before the first timer.  Not
+ * async-signal-safe. */
+void threads_keep_ticking(bool keep);
+
 /* Keep each timer expiration with probability SHARE / 2^32 (0: keep all),
  * for rates below the tick.  Async-signal-safe. */
 void threads_set_share(uint32_t share);
@@ -440,9 +482,6 @@ void threads_pause(bool pause);
 void threads_attach_paused(uint64_t *paused_ns);
 
 /* ---------------------------------------------------------------- pause.c */
-/* sigev_value of the CPU window's timer (it sends SIGPROF too). */
-#define PAUSE_WINDOW_MAGIC 0x70617573
-
 /* Settings (PROFRUN_START, PROFRUN_TOGGLE_SIGNAL, PROFRUN_DELAY,
  * PROFRUN_DURATION), before the profile starts: START_PAUSED or a DELAY
  * means nothing is counted until a resume.  Not async-signal-safe. */
@@ -469,10 +508,19 @@ void pause_set(bool pause);
 void pause_lock(sigset_t *old);
 void pause_unlock(const sigset_t *old);
 
-/* The window's timer fired (in the SIGPROF handler) / is deleted for good
- * (profiling stops).  Async-signal-safe. */
-void pause_window_edge(void);
+/* In the SIGPROF handler, on a thread that is running: take the CPU
+ * window's edge if it came (its timer sends no signal: a process-directed
+ * one would interrupt a sleeping thread's nanosleep or epoll_wait), and
+ * the toggle signals pending (blocked in every thread for the same
+ * reason).  Async-signal-safe. */
+void pause_poll(void);
+
+/* The window's timer is deleted for good (profiling stops).
+ * Async-signal-safe. */
 void pause_window_stop(void);
+
+/* The toggle signal while it is ours, or 0.  Async-signal-safe. */
+int pause_toggle_signal(void);
 
 /* Around fork: note what is left of the window; in the child, forget the
  * parent's lock holder, timer and record.  Async-signal-safe. */
@@ -505,15 +553,29 @@ void masks_init(void);
  * again.  Async-signal-safe. */
 void masks_apply_view(bool block);
 
+/* The toggle signal SIG becomes ours: blocked for real in the calling
+ * thread (threads inherit it), its bit in the view as it was.  When it is
+ * given back, the calling thread's real bit is the view's again.
+ * Async-signal-safe. */
+void masks_hold_toggle(int sig);
+void masks_release_toggle(int sig);
+
+/* The calling thread's real bit of the toggle signal becomes the
+ * program's view (PROGRAM: before an exec or a spawn, whose image
+ * inherits it), or blocked again (after them).  Async-signal-safe. */
+void masks_toggle_view(bool program);
+
 /* The calling thread's view: does the program block SIGPROF there?  And
  * set it (sigset's SIG_HOLD).  Async-signal-safe. */
 bool masks_view_blocked(void);
 void masks_set_view_blocked(bool blocked);
 
-/* A SIGPROF someone sent arrived while the calling thread's view blocks
- * it: hold it pending for the program (sigpending shows it) and apply its
- * action when the view unblocks SIGPROF.  Async-signal-safe. */
-void masks_hold_foreign(void);
+/* A SIGPROF someone sent (SI) arrived while the calling thread's view
+ * blocks it: hold it pending for the program (sigpending shows it, and
+ * sigwait, sigwaitinfo and sigtimedwait take it) and apply its action when
+ * the view unblocks SIGPROF (sigprocmask, sigsuspend).
+ * Async-signal-safe. */
+void masks_hold_foreign(const siginfo_t *si);
 
 /* ---------------------------------------------------------------- stacks.c */
 /* Record stacks of up to STACK_MAX bytes into SLOT_COUNT slots (0: no
@@ -554,5 +616,19 @@ void altstack_thread_start(void);
 /* The calling thread ends: take ours down and unmap it.
  * Async-signal-safe. */
 void altstack_thread_end(void);
+
+/* In a fork child: only the calling thread lives on.  Async-signal-safe. */
+void altstack_fork_child(void);
+
+/* The program's sigaction() for any signal but SIGPROF and the toggle
+ * signal: an SA_ONSTACK handler goes in as the file's header says, and
+ * the action is reported back as the program set it.  Async-signal-safe
+ * as sigaction is. */
+int altstack_sigaction(int sig, const struct sigaction *act,
+		       struct sigaction *old);
+
+/* SIG's action was set by another entry (signal(), sigset(), ...), with
+ * no SA_ONSTACK.  Async-signal-safe. */
+void altstack_forget(int sig);
 
 #endif /* PROFRUN_SHIM_H */
