@@ -354,6 +354,7 @@ json_stacks(const struct report_stacks *st)
 	json_add_u64(o, "with_stack", st->stacks);
 	json_add_u64(o, "truncated", st->truncated);
 	json_add_u64(o, "unwound_none", st->unwound_none);
+	json_add_u64(o, "jit_stopped", st->jit_stopped);
 	json_add_u64(o, "stack_size", st->stack_size);
 	return o;
 }
@@ -376,6 +377,8 @@ json_report(const struct report *r)
 		json_add_u64(s, "libraries", r->in_libs);
 		json_add_u64(s, "vdso", r->in_vdso);
 		json_add_u64(s, "unknown", r->in_unknown);
+		json_add_u64(s, "jit", r->in_jit);
+		json_add_u64(s, "jit_no_map", r->in_jit_no_map);
 	}
 	json_object_object_add(o, "samples", s);
 	json_object_object_add(o, "modules", json_modules(r));

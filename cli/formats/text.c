@@ -131,6 +131,8 @@ print_split(FILE *out, const struct report *r)
 	} part[] = {
 		{r->in_libs, "in libraries"},
 		{r->in_vdso, "in the vdso"},
+		{r->in_jit, "in JIT code"},
+		{r->in_jit_no_map, "in JIT code without a map"},
 		{r->in_unknown, "unknown"},
 	};
 
@@ -138,6 +140,19 @@ print_split(FILE *out, const struct report *r)
 		if (part[i].n > 0)
 			fprintf(out, ", %" PRIu64 " %s (%.1f%%)", part[i].n,
 				part[i].what, report_percent(r, part[i].n));
+}
+
+/* How to have JIT code named, when some is not; why a copy of names was
+ * left out. */
+static void
+print_jit_hint(FILE *out, const struct report *r)
+{
+	if (r->in_jit_no_map > 0)
+		fprintf(out,
+			"JIT: %.1f%% of the samples are in code a runtime compiled without a map naming it (start node with --perf-basic-prof or --perf-prof, python 3.12+ with -X perf, java with -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit)\n",
+			report_percent(r, r->in_jit_no_map));
+	if (r->jit_problem)
+		fprintf(out, "JIT: names left out: %s\n", r->jit_problem);
 }
 
 static void
@@ -155,6 +170,7 @@ print_samples(FILE *out, const struct report *r)
 	else if (r->outside > 0)
 		print_split(out, r);
 	fprintf(out, "\n");
+	print_jit_hint(out, r);
 	if (r->kernel > 0)
 		fprintf(out,
 			"kernel: %" PRIu64
@@ -552,6 +568,11 @@ print_stacks(FILE *out, const struct report *r)
 			s->stacks ? 100.0 * (double)s->truncated /
 					    (double)s->stacks
 				  : 0);
+	if (s->jit_stopped > 0)
+		fprintf(out,
+			"  in JIT code: %" PRIu64
+			" of them stop in code a runtime compiled, where unwinding cannot go on (its code keeps no frame pointer, and no unwinding record was given for it)\n",
+			s->jit_stopped);
 }
 
 static int

@@ -66,6 +66,7 @@ struct report_stacks {
 	uint64_t stacks;    /* of them, the ones with a stack (sum of counts) */
 	uint64_t truncated; /* of those, ended before the thread's start */
 	uint64_t unwound_none; /* stacks with no frame at all (garbage) */
+	uint64_t jit_stopped;  /* of the truncated, ended in JIT code */
 	uint32_t stack_size;   /* bytes copied per stack (largest seen) */
 	struct strmap strs;    /* owns the frames' file names */
 };

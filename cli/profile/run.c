@@ -324,12 +324,14 @@ fail:
 
 /* ---------------------------------------------------------------- writing */
 
-/* Whether the entry E of a run directory is a member file: a member name,
- * and a regular file (or one of a file system that does not say). */
+/* Whether the entry E of a run directory is a member file or a copy
+ * beside one: such a name, and a regular file (or one of a file system
+ * that does not say). */
 static bool
 is_member_entry(const struct dirent *e)
 {
-	return profrun_member_name_parse(e->d_name, NULL, NULL) &&
+	return (profrun_member_name_parse(e->d_name, NULL, NULL) ||
+		profrun_member_companion_parse(e->d_name)) &&
 	       (e->d_type == DT_REG || e->d_type == DT_UNKNOWN);
 }
 
