@@ -286,8 +286,10 @@ jit_names_finish(struct jit_names *j)
 {
 	uint64_t hi = 0;
 
-	qsort(j->v, j->n, sizeof(*j->v), by_start);
-	qsort(j->lines, j->nlines, sizeof(*j->lines), by_addr);
+	if (j->n > 0)
+		qsort(j->v, j->n, sizeof(*j->v), by_start);
+	if (j->nlines > 0)
+		qsort(j->lines, j->nlines, sizeof(*j->lines), by_addr);
 	free(j->max_end);
 	j->max_end = malloc((j->n ? j->n : 1) * sizeof(*j->max_end));
 	if (!j->max_end)

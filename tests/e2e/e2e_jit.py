@@ -6,7 +6,9 @@ named from its perf map or jitdump (node --perf-basic-prof, --perf-prof),
 or counted as JIT code without a map.  tests/workloads/remap makes both
 kinds of code itself, in known shares (its own CPU clock per part),
 without node: a page of its file mapped again, and a copy of a function
-in anonymous memory, named or not in /tmp/perf-PID.map.
+in anonymous memory, named or not in /tmp/perf-PID.map.  The Java case
+runs tests/workloads/java/Burn.java (the JVM's own compiler, from
+source) with -XX:+DumpPerfMapAtExit: the map written as the JVM exits.
 
 Usage: e2e_jit.py CASE (exit 0 pass, 1 fail, 77 skip: no node here).
 The node cases run tests/workloads/js/fib-sieve.js for 2 CPU seconds at
@@ -180,6 +182,27 @@ def node_perf_map_names_js_functions_after_it_is_deleted(tmp):
 def node_jitdump_names_js_functions(tmp):
     node_names_js_functions(tmp, "--perf-prof", ".jitdump",
                             lambda pid: unlink_if_there(os.path.join(tmp, f"jit-{pid}.dump")))
+
+
+@case
+def java_perf_map_at_exit_names_methods(tmp):
+    java, javac = shutil.which("java"), shutil.which("javac")
+    if not java or not javac:
+        raise Skip("no JDK here (openjdk-17-jdk-headless: java runs Burn.java from source)")
+    src = os.path.join(os.path.dirname(JS), "..", "java", "Burn.java")
+    out = os.path.join(tmp, "java.prof")
+    # the JVM writes /tmp/perf-PID.map as it exits, before profrun copies it
+    cp = run([PROFRUN, "-q", "-F", "1000", "-o", out, java, "-XX:+UnlockDiagnosticVMOptions",
+              "-XX:+DumpPerfMapAtExit", src, "1.5"], cwd=tmp, timeout=240)
+    expect(cp.returncode == 0 and cp.stdout.startswith("rounds"),
+           f"exit {cp.returncode}: {cp.stdout!r} {cp.stderr!r}")
+    for m in glob.glob(os.path.join(out, "*.prof.map")):
+        unlink_if_there("/tmp/perf-" + os.path.basename(m).split(".")[0] + ".map")
+    rep = report_json(out)
+    adds_up(rep)
+    burn = share(rep, lambda f: f["module"] == "[JIT]" and "Burn." in f["name"])
+    expect(unnamed(rep) < 0.10, f"unnamed is not under 10%: {rep['samples']}")
+    expect(burn > 0.3, f"Burn's methods have {burn:.1%} of the samples")
 
 
 if __name__ == "__main__":
