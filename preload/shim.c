@@ -458,6 +458,10 @@ profile_open(pid_t pid, pid_t ppid, const struct profrun_header *from)
 		modules_attach_copy(g.hdr, from);
 	else
 		modules_attach(g.hdr);
+	jit_attach((struct profrun_jit *)((char *)base + g.layout.jit_off),
+		   from ? (const struct profrun_jit *)((const char *)from +
+						       g.layout.jit_off)
+			: NULL);
 	g.owner = pid;
 	stacks_attach(g.hdr, g.layout.stacks_off);
 	threads_attach_paused((uint64_t *)((char *)base + g.layout.pause_off +
@@ -515,7 +519,18 @@ shim_modules_changed(void)
 	int saved = errno;
 
 	if (shim_owns_profile())
-		modules_scan(g.tgt.exe);
+		modules_scan(g.tgt.exe, true);
+	errno = saved;
+}
+
+/* Not async-signal-safe. */
+void
+shim_modules_before_fork(void)
+{
+	int saved = errno;
+
+	if (shim_owns_profile())
+		modules_scan(g.tgt.exe, false);
 	errno = saved;
 }
 
@@ -544,7 +559,8 @@ on_exit_hook(int status, void *arg)
 	if (g.state == SHIM_OFF || getpid() != g.owner)
 		return;
 	if (g.state == SHIM_ON)
-		modules_scan(g.tgt.exe);
+		modules_scan(g.tgt.exe, true);
+	jit_copy_out(g.dir, g.name, g.owner, g.hdr->start_ns);
 	finish_owned(status, true);
 	release_owned();
 	errno = saved;
@@ -601,7 +617,7 @@ static __thread bool fork_from_owner __attribute__((tls_model("initial-exec")));
 static void
 on_fork_prepare(void)
 {
-	shim_modules_changed();
+	shim_modules_before_fork();
 	shim_check_takeover();
 	pause_fork_prepare();
 	fork_from_owner = g.state != SHIM_OFF && getpid() == g.owner;
@@ -652,6 +668,8 @@ shim_exec_begin(void)
 	threads_finish(false);
 	stacks_seal();
 	pause_finish();
+	modules_scan_maps();
+	jit_copy_out(g.dir, g.name, g.owner, g.hdr->start_ns);
 	writer_finish(g.hdr, PROFRUN_STATE_EXECED, -1);
 	/* the image ends here unless the exec fails: keep only what it
 	 * wrote, as at exit (shim_exec_failed reserves the rest again).

@@ -234,18 +234,87 @@ void modules_copy_vdso(struct profrun_header *h, const void *e, uint32_t room);
 void modules_attach_copy(struct profrun_header *h,
 			 const struct profrun_header *from);
 
-/* Scan the loaded objects (dl_iterate_phdr) and bring the records up to
+/* Scan the loaded objects (dl_iterate_phdr; then /proc/self/maps with
+ * MAPS, which costs openat, read and close) and bring the records up to
  * date: new objects appended with the next generation, objects gone
  * marked unloaded in it.  Concurrent scans fold into one; a scan asked
  * for while one runs is done by that one before it returns.  MAIN_EXE is
  * the main executable's path (its link map has no name).  Not
  * async-signal-safe (dl_iterate_phdr, realpath). */
-void modules_scan(const char *main_exe);
+void modules_scan(const char *main_exe, bool maps);
+
+/* Before an exec, where the link maps cannot be walked: note the code no
+ * ELF file holds and the jitdump marker from /proc/self/maps, unless a
+ * scan is running.  Async-signal-safe (open, read, close). */
+void modules_scan_maps(void);
+
+/* ---------------------------------------------------------------- maps.c */
+/* One line of /proc/self/maps. */
+struct maps_entry {
+	uint64_t start, end, offset;
+	bool exec;	  /* mapped executable */
+	const char *path; /* "" for anonymous memory; valid during the call */
+};
+
+/* Call FN for each mapping of the process until it returns non-zero
+ * (returned).  Returns 0, FN's value, or -1 when the list cannot be read.
+ * Async-signal-safe (open, read, close). */
+int maps_each(int (*fn)(const struct maps_entry *e, void *arg), void *arg);
+
+/* strlen, and whether S begins with PREFIX, by hand (for the handler).
+ * Pure. */
+size_t maps_strlen(const char *s);
+bool maps_has_prefix(const char *s, const char *prefix);
+
+/* Whether a mapping of PATH holds code a runtime compiled: anonymous
+ * memory, a memfd, a deleted file.  Pure. */
+bool maps_compiled_code(const char *path);
+
+/* The load bias (runtime - link-time address) of a mapping at START of
+ * the ELF file PATH from its file OFFSET, into *BIAS; false when PATH is
+ * no ELF file of this class or no PT_LOAD holds OFFSET.
+ * Async-signal-safe (open, read, close). */
+bool maps_file_bias(const char *path, uint64_t start, uint64_t offset,
+		    uint64_t *bias);
+
+/* ---------------------------------------------------------------- jit.c */
+/* Record code no ELF file holds into the region J of the member from now
+ * on (NULL: none); a fork child's takes over its parent's ranges FROM
+ * (NULL: none).  Async-signal-safe. */
+void jit_attach(struct profrun_jit *j, const struct profrun_jit *from);
+
+/* Executable memory [START, END) that no ELF file backs: merged into the
+ * ranges of the region, or into the nearest when they are full.
+ * Async-signal-safe; called by scans only, never concurrently. */
+void jit_note_range(uint64_t start, uint64_t end);
+
+/* If PATH is "jit-PID.dump" (a jitdump writer maps it as a marker),
+ * remember it for jit_copy_out and return true.  Async-signal-safe. */
+bool jit_note_marker(const char *path, pid_t pid);
+
+/* The handler's sample at PC: when PC lies in no module record of H and
+ * no range of code already noted, read /proc/self/maps (at the 1st, 2nd,
+ * 4th, ... such sample) to note the code it lies in, which the runtime
+ * may drop before the image ends.  Async-signal-safe (open, read,
+ * close, at most about log2(samples) times). */
+void jit_sample(const struct profrun_header *h, uintptr_t pc);
+
+/* The image ends: copy /tmp/perf-PID.map (if written since START_NS and
+ * ours) and the jitdump noted beside MEMBER in the run directory DIR,
+ * at most PROFRUN_JIT_COPY_MAX bytes each, and record their sizes.  Once
+ * per image.  Async-signal-safe (system calls only). */
+void jit_copy_out(const char *dir, const char *member, pid_t pid,
+		  int64_t start_ns);
 
 /* ---------------------------------------------------------------- dl.c */
 /* Scan the loaded objects now if this process owns a live profile (the
  * hooks around dlopen and dlclose call it).  Not async-signal-safe. */
 void shim_modules_changed(void);
+
+/* The same before a fork: the link maps only (the parent of a fork makes
+ * no system call for it, as a seccomp sandbox may require; the child
+ * starts from these records).  Not async-signal-safe. */
+void shim_modules_before_fork(void);
 
 /* ---------------------------------------------------------------- writer.c */
 struct layout {
@@ -270,6 +339,7 @@ struct layout {
 	uint64_t pause_off; /* struct profrun_pause and per-thread CPU */
 	uint64_t log_off;   /* struct profrun_log and its keys */
 	uint64_t log_size;
+	uint64_t jit_off; /* struct profrun_jit and its ranges */
 	uint64_t file_size;
 };
 

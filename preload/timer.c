@@ -108,6 +108,8 @@ count_samples(const struct collect *c, uint64_t n, void *uc)
 	if (pc - c->vdso < c->vdso_room &&
 	    __atomic_load_n(&c->hdr->vdso_size, __ATOMIC_RELAXED) == 0)
 		modules_copy_vdso(c->hdr, (const void *)c->vdso, c->vdso_room);
+	else if (collect_bucket_index(pc, c->offset, c->scale) >= c->nbuckets)
+		jit_sample(c->hdr, pc);
 	for (uint64_t i = 0; i < n; i++)
 		collect_count(c, pc);
 	threads_count_samples(n);
