@@ -100,6 +100,8 @@ def perf_map_names_jit_code_after_it_is_deleted(tmp):
     expected, out = run_remap(tmp, "map.prof", "jit-map", "-g")
     maps = glob.glob(os.path.join(out, "*.prof.map"))
     expect(len(maps) == 1, f"no copy of the perf map beside the member: {os.listdir(out)}")
+    mode = os.lstat(maps[0]).st_mode & 0o777
+    expect(mode == 0o600, f"the copy of the perf map is mode {oct(mode)}, not 0600 as a member")
     pid = os.path.basename(maps[0]).split(".")[0]
     os.unlink(f"/tmp/perf-{pid}.map")
     rep = report_json(out)
