@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/gmon.h>
@@ -37,6 +38,8 @@ static execveat_fn real_execveat;
 static signal_fn real_signal, real_bsd_signal, real_ssignal, real_sigset;
 static monstartup_fn real___monstartup;
 static exit_fn real__exit, real__Exit;
+typedef long (*syscall_fn)(long, ...);
+static syscall_fn real_syscall;
 
 /* Call real_<fn>, or fail with ENOSYS if it cannot be found. */
 #define CALL_REAL(fn, fail, ...)                                               \
@@ -57,6 +60,27 @@ interpose_resolve_all(void)
 	REAL(sigset);
 	REAL(_exit);
 	REAL(_Exit);
+}
+
+/* Not async-signal-safe (dlsym): the constructor calls it first, in every
+ * process (a set-user-ID one too: the program's syscall() is ours). */
+void
+interpose_resolve_syscall(void)
+{
+	REAL(syscall);
+}
+
+/* Async-signal-safe (the constructor resolved it). */
+long
+shim_raw_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a5)
+{
+	syscall_fn fn = __atomic_load_n(&real_syscall, __ATOMIC_ACQUIRE);
+
+	if (fn == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return fn(nr, a0, a1, a2, a3, a4, a5);
 }
 
 /* ---------------------------------------------------------------- fork */
@@ -257,16 +281,17 @@ is_default_or_ignore(sighandler_t h)
 	return h == SIG_DFL || h == SIG_IGN;
 }
 
-/* Async-signal-safe as sigaction is. */
-EXPORT int
-sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+/* sigaction() and __sigaction(), and the entries below that emulate
+ * theirs with it.  Async-signal-safe as sigaction is. */
+static int
+program_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	struct sigaction view;
 
 	if (pause_is_toggle(sig))
 		return pause_sigaction(sig, act, old);
 	if (sig != SIGPROF || !shim_owns_profile())
-		return CALL_REAL(sigaction, -1, sig, act, old);
+		return altstack_sigaction(sig, act, old);
 	if (act != NULL && !is_default_or_ignore(act->sa_handler)) {
 		shim_rival(PROFRUN_F_RIVAL_SIGNAL,
 			   "program installed its own SIGPROF handler");
@@ -277,6 +302,116 @@ sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 		timer_set_program_action(act);
 	if (old != NULL)
 		*old = view;
+	return 0;
+}
+
+EXPORT int
+sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	return program_sigaction(sig, act, old);
+}
+
+int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+
+EXPORT int
+__sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	return program_sigaction(sig, act, old);
+}
+
+/* System V's signal(): the handler is reset to SIG_DFL as it is called
+ * and the signal is not blocked while it runs (SA_RESETHAND, SA_NODEFER,
+ * no SA_RESTART).  Under -std=c99/c11 glibc's signal() is this one.  All
+ * of it goes through program_sigaction(), as glibc's goes through its
+ * internal sigaction.  Async-signal-safe as sysv_signal is. */
+static sighandler_t
+sysv_signal_view(int sig, sighandler_t handler)
+{
+	struct sigaction act, old;
+
+	if (handler == SIG_ERR) {
+		errno = EINVAL;
+		return SIG_ERR;
+	}
+	memset(&act, 0, sizeof(act));
+	act.sa_handler = handler;
+	act.sa_flags = SA_RESETHAND | SA_NODEFER;
+	if (program_sigaction(sig, &act, &old) < 0)
+		return SIG_ERR;
+	return old.sa_handler;
+}
+
+sighandler_t sysv_signal(int sig,
+			 sighandler_t handler); /* glibc's, no header */
+sighandler_t __sysv_signal(int sig, sighandler_t handler);
+
+EXPORT sighandler_t
+sysv_signal(int sig, sighandler_t handler)
+{
+	return sysv_signal_view(sig, handler);
+}
+
+EXPORT sighandler_t
+__sysv_signal(int sig, sighandler_t handler)
+{
+	return sysv_signal_view(sig, handler);
+}
+
+/* sigignore(): SIG_IGN, as glibc's.  Async-signal-safe. */
+EXPORT int
+sigignore(int sig)
+{
+	struct sigaction act;
+
+	memset(&act, 0, sizeof(act));
+	act.sa_handler = SIG_IGN;
+	return program_sigaction(sig, &act, NULL);
+}
+
+/* 4.2BSD's sigvec(), which glibc keeps for old binaries only (no header
+ * declares it): the mask holds signals 1..32 as bits, and the flags map
+ * to SA_ONSTACK, SA_RESTART (unless SV_INTERRUPT) and SA_RESETHAND.
+ * Async-signal-safe. */
+struct shim_sigvec {
+	sighandler_t sv_handler;
+	int sv_mask;
+	int sv_flags;
+};
+#define SHIM_SV_ONSTACK	  1
+#define SHIM_SV_INTERRUPT 2
+#define SHIM_SV_RESETHAND 4
+
+int sigvec(int sig, const struct shim_sigvec *vec, struct shim_sigvec *ovec);
+
+EXPORT int
+sigvec(int sig, const struct shim_sigvec *vec, struct shim_sigvec *ovec)
+{
+	struct sigaction act, old;
+	unsigned mask = 0;
+
+	memset(&act, 0, sizeof(act));
+	if (vec != NULL) {
+		act.sa_handler = vec->sv_handler;
+		for (int i = 0; i < 32; i++)
+			if ((unsigned)vec->sv_mask & (1u << i))
+				sigaddset(&act.sa_mask, i + 1);
+		act.sa_flags =
+			(vec->sv_flags & SHIM_SV_ONSTACK ? SA_ONSTACK : 0) |
+			(vec->sv_flags & SHIM_SV_INTERRUPT ? 0 : SA_RESTART) |
+			(vec->sv_flags & SHIM_SV_RESETHAND ? SA_RESETHAND : 0);
+	}
+	if (program_sigaction(sig, vec != NULL ? &act : NULL, &old) < 0)
+		return -1;
+	if (ovec == NULL)
+		return 0;
+	for (int i = 0; i < 32; i++)
+		if (sigismember(&old.sa_mask, i + 1) == 1)
+			mask |= 1u << i;
+	ovec->sv_handler = old.sa_handler;
+	ovec->sv_mask = (int)mask;
+	ovec->sv_flags = (old.sa_flags & SA_ONSTACK ? SHIM_SV_ONSTACK : 0) |
+			 (old.sa_flags & SA_RESTART ? 0 : SHIM_SV_INTERRUPT) |
+			 (old.sa_flags & SA_RESETHAND ? SHIM_SV_RESETHAND : 0);
 	return 0;
 }
 
@@ -309,8 +444,10 @@ signal(int sig, sighandler_t handler)
 {
 	if (pause_is_toggle(sig))
 		return pause_signal(REAL(signal), sig, handler);
-	if (sig != SIGPROF || !shim_owns_profile())
+	if (sig != SIGPROF || !shim_owns_profile()) {
+		altstack_forget(sig);
 		return CALL_REAL(signal, SIG_ERR, sig, handler);
+	}
 	return bsd_signal_view(real_signal, sig, handler);
 }
 
@@ -323,8 +460,10 @@ bsd_signal(int sig, sighandler_t handler)
 {
 	if (pause_is_toggle(sig))
 		return pause_signal(REAL(bsd_signal), sig, handler);
-	if (sig != SIGPROF || !shim_owns_profile())
+	if (sig != SIGPROF || !shim_owns_profile()) {
+		altstack_forget(sig);
 		return CALL_REAL(bsd_signal, SIG_ERR, sig, handler);
+	}
 	return bsd_signal_view(real_bsd_signal, sig, handler);
 }
 
@@ -336,8 +475,10 @@ ssignal(int sig, sighandler_t handler)
 {
 	if (pause_is_toggle(sig))
 		return pause_signal(REAL(ssignal), sig, handler);
-	if (sig != SIGPROF || !shim_owns_profile())
+	if (sig != SIGPROF || !shim_owns_profile()) {
+		altstack_forget(sig);
 		return CALL_REAL(ssignal, SIG_ERR, sig, handler);
+	}
 	return bsd_signal_view(real_ssignal, sig, handler);
 }
 
@@ -353,8 +494,11 @@ sigset(int sig, sighandler_t disp)
 
 	if (pause_is_toggle(sig))
 		return pause_signal(REAL(sigset), sig, disp);
-	if (sig != SIGPROF || !shim_owns_profile())
+	if (sig != SIGPROF || !shim_owns_profile()) {
+		if (disp != SIG_HOLD)
+			altstack_forget(sig);
 		return CALL_REAL(sigset, SIG_ERR, sig, disp);
+	}
 	if (disp != SIG_HOLD && !is_default_or_ignore(disp)) {
 		shim_rival(PROFRUN_F_RIVAL_SIGNAL,
 			   "program installed its own SIGPROF handler");
@@ -449,4 +593,93 @@ __monstartup(unsigned long lowpc, unsigned long highpc)
 			"program runs gprof's profil() itself (built with -pg)");
 	if (REAL(__monstartup) != NULL)
 		real___monstartup(lowpc, highpc);
+}
+
+/* ---------------------------------------------------------------- syscall()
+ * A program's rt_sigaction and rt_sigprocmask made through the C
+ * library's syscall() get what sigaction() and sigprocmask() get: SIG_DFL
+ * or SIG_IGN for SIGPROF stays in the view (our timer's next SIGPROF
+ * would otherwise end the process), a handler makes us step aside, and
+ * the mask view is kept.  The kernel's layouts: a 64-bit mask, and
+ * sa_restorer before it (x86-64 and AArch64 both have one). */
+struct kernel_sigaction {
+	sighandler_t handler;
+	unsigned long flags;
+	void (*restorer)(void);
+	uint64_t mask;
+};
+
+/* rt_sigaction(SIGPROF, ACT, OLD, SIZE) while we own SIGPROF.
+ * Async-signal-safe. */
+static long
+raw_sigprof_action(const struct kernel_sigaction *act,
+		   struct kernel_sigaction *old)
+{
+	struct sigaction view, set;
+
+	timer_get_program_action(&view);
+	if (act != NULL) {
+		memset(&set, 0, sizeof(set));
+		set.sa_handler = act->handler;
+		set.sa_flags = (int)act->flags;
+		set.sa_restorer = act->restorer;
+		memcpy(&set.sa_mask, &act->mask, sizeof(act->mask));
+		timer_set_program_action(&set);
+	}
+	if (old != NULL) {
+		old->handler = view.sa_handler;
+		old->flags = (unsigned long)view.sa_flags;
+		old->restorer = view.sa_restorer;
+		memcpy(&old->mask, &view.sa_mask, sizeof(old->mask));
+	}
+	return 0;
+}
+
+/* rt_sigprocmask(HOW, SET, OLD, 8) through sigprocmask().
+ * Async-signal-safe. */
+static long
+raw_mask(int how, const uint64_t *set, uint64_t *old)
+{
+	sigset_t s, o;
+
+	memset(&s, 0, sizeof(s));
+	if (set != NULL)
+		memcpy(&s, set, sizeof(*set));
+	if (sigprocmask(how, set != NULL ? &s : NULL, old != NULL ? &o : NULL) <
+	    0)
+		return -1;
+	if (old != NULL)
+		memcpy(old, &o, sizeof(*old));
+	return 0;
+}
+
+/* Async-signal-safe as syscall() is. */
+EXPORT long(syscall)(long nr, ...)
+{
+	const struct kernel_sigaction *act;
+	long a[6];
+	va_list ap;
+
+	va_start(ap, nr);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (nr == SYS_rt_sigaction && a[0] == SIGPROF && a[3] == 8 &&
+	    shim_owns_profile()) {
+		act = (const struct kernel_sigaction *)a[1];
+		if (act == NULL || is_default_or_ignore(act->handler))
+			return raw_sigprof_action(
+				act, (struct kernel_sigaction *)a[2]);
+		shim_rival(PROFRUN_F_RIVAL_SIGNAL,
+			   "program installed its own SIGPROF handler");
+	} else if (nr == SYS_rt_sigprocmask && a[3] == 8 &&
+		   shim_owns_profile()) {
+		return raw_mask((int)a[0], (const uint64_t *)a[1],
+				(uint64_t *)a[2]);
+	}
+	if (real_syscall == NULL && REAL(syscall) == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return real_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }

@@ -23,6 +23,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
@@ -32,7 +33,6 @@
 #define EXPORT __attribute__((visibility("default")))
 
 typedef int (*sigprocmask_fn)(int, const sigset_t *, sigset_t *);
-typedef int (*sigwait_fn)(const sigset_t *, int *);
 typedef int (*sigwaitinfo_fn)(const sigset_t *, siginfo_t *);
 typedef int (*sigtimedwait_fn)(const sigset_t *, siginfo_t *,
 			       const struct timespec *);
@@ -47,17 +47,25 @@ typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *,
 pthread_sigmask_fn real_pthread_sigmask;
 static sigprocmask_fn real_sigprocmask;
 static int (*real_sigpending)(sigset_t *);
-static sigwait_fn real_sigwait;
+static int (*real_sigsuspend)(const sigset_t *);
 static sigwaitinfo_fn real_sigwaitinfo;
 static sigtimedwait_fn real_sigtimedwait;
 static signalfd_fn real_signalfd;
 static pthread_create_fn real_pthread_create;
 static posix_spawn_fn real_posix_spawn, real_posix_spawnp;
+static int (*real_system)(const char *);
+static FILE *(*real_popen)(const char *, const char *);
 
 /* The program's view: does this thread block SIGPROF?  And is a SIGPROF
  * someone sent pending for it? */
 static __thread bool t_prof_blocked __attribute__((tls_model("initial-exec")));
 static __thread bool t_foreign __attribute__((tls_model("initial-exec")));
+/* The program's view of the toggle signal (pause.c) while it is ours:
+ * blocked for real in every thread, whatever the program asked. */
+static __thread bool t_toggle_blocked
+	__attribute__((tls_model("initial-exec")));
+static __thread siginfo_t t_foreign_info
+	__attribute__((tls_model("initial-exec")));
 static pthread_key_t end_key;
 static bool have_end_key;
 
@@ -102,6 +110,49 @@ masks_apply_view(bool block)
 	real_pthread_sigmask(block ? SIG_BLOCK : SIG_UNBLOCK, &prof, NULL);
 }
 
+/* SIG's real bit on the calling thread.  Async-signal-safe. */
+static void
+real_block(int sig, bool block)
+{
+	sigset_t one;
+
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	if (REAL(pthread_sigmask) != NULL)
+		real_pthread_sigmask(block ? SIG_BLOCK : SIG_UNBLOCK, &one,
+				     NULL);
+}
+
+/* Async-signal-safe. */
+void
+masks_hold_toggle(int sig)
+{
+	sigset_t cur;
+
+	if (REAL(pthread_sigmask) != NULL &&
+	    real_pthread_sigmask(SIG_SETMASK, NULL, &cur) == 0)
+		t_toggle_blocked = sigismember(&cur, sig) == 1;
+	real_block(sig, true);
+}
+
+/* Async-signal-safe. */
+void
+masks_release_toggle(int sig)
+{
+	if (!t_toggle_blocked)
+		real_block(sig, false);
+}
+
+/* Async-signal-safe. */
+void
+masks_toggle_view(bool program)
+{
+	int sig = pause_toggle_signal();
+
+	if (sig != 0 && !t_toggle_blocked)
+		real_block(sig, !program);
+}
+
 /* Async-signal-safe. */
 bool
 masks_view_blocked(void)
@@ -114,13 +165,6 @@ void
 masks_set_view_blocked(bool blocked)
 {
 	t_prof_blocked = blocked;
-}
-
-/* Async-signal-safe. */
-void
-masks_hold_foreign(void)
-{
-	t_foreign = true;
 }
 
 /* Key destructor: the thread is ending.  Not async-signal-safe (it runs
@@ -143,7 +187,7 @@ masks_init(void)
 	REAL(pthread_sigmask);
 	REAL(sigprocmask);
 	REAL(sigpending);
-	REAL(sigwait);
+	REAL(sigsuspend);
 	REAL(sigwaitinfo);
 	REAL(sigtimedwait);
 	REAL(signalfd);
@@ -153,19 +197,19 @@ masks_init(void)
 }
 
 /* ---------------------------------------------------------------- masks */
-/* The view's SIGPROF bit after HOW with SET.  Returns false for an
- * invalid HOW (the real call then fails as it would). */
+/* The view's bit of SIG (blocked: CUR) after HOW with SET.  Returns false
+ * for an invalid HOW (the real call then fails as it would). */
 static bool
-view_after(int how, const sigset_t *set, bool *blocked)
+view_after(int how, const sigset_t *set, int sig, bool cur, bool *blocked)
 {
-	bool in = sigismember(set, SIGPROF) == 1;
+	bool in = sigismember(set, sig) == 1;
 
 	switch (how) {
 	case SIG_BLOCK:
-		*blocked = t_prof_blocked || in;
+		*blocked = cur || in;
 		return true;
 	case SIG_UNBLOCK:
-		*blocked = t_prof_blocked && !in;
+		*blocked = cur && !in;
 		return true;
 	case SIG_SETMASK:
 		*blocked = in;
@@ -175,35 +219,50 @@ view_after(int how, const sigset_t *set, bool *blocked)
 	}
 }
 
-/* One implementation for both calls: SIGPROF leaves the real request,
- * the view keeps it.  REAL_FN is pthread_sigmask's or sigprocmask's.
- * Returns what REAL_FN returns. */
+/* SIG into SET if BLOCKED, out of it if not. */
+static void
+set_bit(sigset_t *set, int sig, bool blocked)
+{
+	if (blocked)
+		sigaddset(set, sig);
+	else
+		sigdelset(set, sig);
+}
+
+/* One implementation for both calls: SIGPROF leaves the real request and
+ * the toggle signal (TSIG, 0: none) stays in it (never blocked / always
+ * blocked for real), the view keeps what the program asked.  REAL_FN is
+ * pthread_sigmask's or sigprocmask's.  Returns what REAL_FN returns. */
 static int
 mask_call(int (*real_fn)(int, const sigset_t *, sigset_t *), int how,
-	  const sigset_t *set, sigset_t *old)
+	  const sigset_t *set, sigset_t *old, int tsig)
 {
 	sigset_t copy;
 	bool was = t_prof_blocked, now = was;
+	bool twas = t_toggle_blocked, tnow = twas;
 	int r;
 
 	if (set != NULL) {
 		copy = *set; /* SET and OLD may be the same set */
-		if (view_after(how, set, &now))
+		if (view_after(how, set, SIGPROF, was, &now))
 			sigdelset(&copy, SIGPROF); /* never blocked for real */
+		if (tsig != 0 && view_after(how, set, tsig, twas, &tnow))
+			set_bit(&copy, tsig, how != SIG_UNBLOCK);
 	}
 	r = real_fn(how, set != NULL ? &copy : NULL, old);
 	if (r != 0)
 		return r;
 	t_prof_blocked = now;
+	if (tsig != 0)
+		t_toggle_blocked = tnow;
 	if (was && !now && t_foreign) {
 		t_foreign = false;
 		timer_foreign_action(); /* delivered as the unblock returns */
 	}
 	if (old != NULL) {
-		if (was)
-			sigaddset(old, SIGPROF);
-		else
-			sigdelset(old, SIGPROF);
+		set_bit(old, SIGPROF, was);
+		if (tsig != 0)
+			set_bit(old, tsig, twas);
 	}
 	return r;
 }
@@ -216,7 +275,8 @@ pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 		return ENOSYS;
 	if (!virtualizing())
 		return real_pthread_sigmask(how, set, old);
-	return mask_call(real_pthread_sigmask, how, set, old);
+	return mask_call(real_pthread_sigmask, how, set, old,
+			 pause_toggle_signal());
 }
 
 /* Async-signal-safe as sigprocmask is. */
@@ -229,23 +289,103 @@ sigprocmask(int how, const sigset_t *set, sigset_t *old)
 	}
 	if (!virtualizing())
 		return real_sigprocmask(how, set, old);
-	return mask_call(real_sigprocmask, how, set, old);
+	return mask_call(real_sigprocmask, how, set, old,
+			 pause_toggle_signal());
 }
 
-/* SIGPROF someone sent while the view blocked it is pending.
- * Async-signal-safe as sigpending is. */
+/* SIGPROF is pending for the program when someone sent it while the view
+ * blocked it, never for one of our samples in flight; the toggle signal,
+ * while it is ours, is not the program's.  Async-signal-safe as
+ * sigpending is. */
 EXPORT int
 sigpending(sigset_t *set)
 {
 	int r = CALL_REAL(sigpending, -1, set);
 
-	if (r == 0 && t_foreign && virtualizing())
-		sigaddset(set, SIGPROF);
+	if (r == 0 && virtualizing()) {
+		set_bit(set, SIGPROF, t_foreign);
+		if (pause_toggle_signal() != 0)
+			sigdelset(set, pause_toggle_signal());
+	}
 	return r;
 }
 
+/* ---------------------------------------------------------------- old masks */
+/* System V's sighold() and sigrelse(), BSD's sigblock() and sigsetmask()
+ * (signals 1..32 as bits of an int): the same view as sigprocmask().
+ * Async-signal-safe as they are. */
+static int
+mask_one(int how, int sig)
+{
+	sigset_t one;
+
+	if (sigemptyset(&one) < 0 || sigaddset(&one, sig) < 0)
+		return -1; /* EINVAL */
+	return sigprocmask(how, &one, NULL);
+}
+
+EXPORT int
+sighold(int sig)
+{
+	return mask_one(SIG_BLOCK, sig);
+}
+
+EXPORT int
+sigrelse(int sig)
+{
+	return mask_one(SIG_UNBLOCK, sig);
+}
+
+/* MASK's bits as a set / the first 32 signals of SET as bits. */
+static void
+bits_to_set(int mask, sigset_t *set)
+{
+	sigemptyset(set);
+	for (int i = 0; i < 32; i++)
+		if ((unsigned)mask & (1u << i))
+			sigaddset(set, i + 1);
+}
+
+static int
+set_to_bits(const sigset_t *set)
+{
+	unsigned mask = 0;
+
+	for (int i = 0; i < 32; i++)
+		if (sigismember(set, i + 1) == 1)
+			mask |= 1u << i;
+	return (int)mask;
+}
+
+static int
+bsd_mask(int how, int mask)
+{
+	sigset_t set, old;
+
+	bits_to_set(mask, &set);
+	if (sigprocmask(how, &set, &old) < 0)
+		return -1;
+	return set_to_bits(&old);
+}
+
+int sigblock(int mask);
+int sigsetmask(int mask);
+
+EXPORT int
+sigblock(int mask)
+{
+	return bsd_mask(SIG_BLOCK, mask);
+}
+
+EXPORT int
+sigsetmask(int mask)
+{
+	return bsd_mask(SIG_SETMASK, mask);
+}
+
 /* ---------------------------------------------------------------- waits */
-/* SET without SIGPROF into COPY while we profile; the set to pass on. */
+/* SET without SIGPROF into COPY while we profile; the set to pass on:
+ * our samples never reach a wait of the program's. */
 static const sigset_t *
 without_sigprof(const sigset_t *set, sigset_t *copy)
 {
@@ -256,31 +396,128 @@ without_sigprof(const sigset_t *set, sigset_t *copy)
 	return copy;
 }
 
+/* A SIGPROF someone sent is held for the program (its view blocks
+ * SIGPROF) and it waits for one: hand it over (its siginfo into INFO
+ * unless NULL), as the kernel would have.  Async-signal-safe. */
+static bool
+take_foreign(const sigset_t *set, siginfo_t *info)
+{
+	if (!t_foreign || set == NULL || !virtualizing() ||
+	    sigismember(set, SIGPROF) != 1)
+		return false;
+	t_foreign = false;
+	if (info != NULL) {
+		*info = t_foreign_info;
+		if (info->si_code == SI_TKILL)
+			info->si_code = SI_USER; /* as glibc's own waits say */
+	}
+	return true;
+}
+
+/* Async-signal-safe. */
+void
+masks_hold_foreign(const siginfo_t *si)
+{
+	t_foreign_info = *si;
+	t_foreign = true;
+}
+
+/* glibc's sigwait() waits again after EINTR; so does this one, with
+ * sigtimedwait() underneath so that a SIGPROF someone sends meanwhile
+ * (its handler interrupts the wait) is handed over.  Async-signal-safe
+ * as sigwait is. */
 EXPORT int
 sigwait(const sigset_t *set, int *sig)
 {
 	sigset_t copy;
+	const sigset_t *pass = without_sigprof(set, &copy);
+	int saved = errno, r;
 
-	if (REAL(sigwait) == NULL)
+	if (REAL(sigtimedwait) == NULL)
 		return ENOSYS;
-	return real_sigwait(without_sigprof(set, &copy), sig);
+	for (;;) {
+		if (take_foreign(set, NULL)) {
+			*sig = SIGPROF;
+			return 0;
+		}
+		r = real_sigtimedwait(pass, NULL, NULL);
+		if (r > 0) {
+			*sig = r;
+			errno = saved;
+			return 0;
+		}
+		if (errno != EINTR) {
+			r = errno;
+			errno = saved;
+			return r;
+		}
+	}
 }
 
 EXPORT int
 sigwaitinfo(const sigset_t *set, siginfo_t *info)
 {
 	sigset_t copy;
+	int saved = errno, r;
 
-	return CALL_REAL(sigwaitinfo, -1, without_sigprof(set, &copy), info);
+	if (take_foreign(set, info))
+		return SIGPROF;
+	r = CALL_REAL(sigwaitinfo, -1, without_sigprof(set, &copy), info);
+	if (r < 0 && errno == EINTR && take_foreign(set, info)) {
+		errno = saved;
+		return SIGPROF;
+	}
+	return r;
 }
 
 EXPORT int
 sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *ts)
 {
 	sigset_t copy;
+	int saved = errno, r;
 
-	return CALL_REAL(sigtimedwait, -1, without_sigprof(set, &copy), info,
-			 ts);
+	if (take_foreign(set, info))
+		return SIGPROF;
+	r = CALL_REAL(sigtimedwait, -1, without_sigprof(set, &copy), info, ts);
+	if (r < 0 && errno == EINTR && take_foreign(set, info)) {
+		errno = saved;
+		return SIGPROF;
+	}
+	return r;
+}
+
+/* The view follows MASK while the thread is suspended: a SIGPROF someone
+ * sends then gets the program's action if MASK unblocks it, and one held
+ * already gets it now.  Async-signal-safe as sigsuspend is. */
+EXPORT int
+sigsuspend(const sigset_t *mask)
+{
+	sigset_t copy;
+	bool was = t_prof_blocked, during;
+	int r, saved;
+
+	if (REAL(sigsuspend) == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
+	__asm__("" : "+r"(mask)); /* declared nonnull, yet NULL is EFAULT */
+	if (mask == NULL || !virtualizing())
+		return real_sigsuspend(mask);
+	during = sigismember(mask, SIGPROF) == 1;
+	if (!during && t_foreign) {
+		t_foreign = false;
+		timer_foreign_action(); /* SIG_DFL ends the process here */
+	}
+	copy = *mask;
+	sigdelset(&copy, SIGPROF);
+	if (pause_toggle_signal() != 0)
+		sigaddset(&copy, pause_toggle_signal());
+	t_prof_blocked = during;
+	r = real_sigsuspend(&copy);
+	saved = errno;
+	t_prof_blocked = was;
+	errno = saved;
+	return r;
 }
 
 EXPORT int
@@ -292,10 +529,47 @@ signalfd(int fd, const sigset_t *mask, int flags)
 }
 
 /* ---------------------------------------------------------------- spawn */
-/* What a posix_spawn child inherits of SIGPROF is what the program set:
- * SIG_IGN stays ignored (not our handler reset to SIG_DFL) and a blocked
- * view is blocked, unless ATTR sets them itself.  Its environment gets
- * back the variables of ours it lacks (environ.c). */
+/* What a child started without fork() (posix_spawn, and glibc's system()
+ * and popen(), which spawn through its internal posix_spawn) inherits of
+ * SIGPROF is what the program set: SIG_IGN stays ignored (not our handler
+ * reset to SIG_DFL) and a blocked view is blocked, unless the spawn's
+ * attributes set them (SETSIGDEF with SIGPROF, SETSIGMASK).  Both are
+ * real while the call runs: SIGPROF is ignored for the whole process
+ * (samples of other threads are dropped meanwhile) and blocked for the
+ * calling thread.  Its environment gets back the variables of ours it
+ * lacks (environ.c). */
+struct spawn_view {
+	bool ign, block;
+};
+
+static void
+spawn_view_begin(struct spawn_view *v, bool sets_default, bool sets_mask)
+{
+	struct sigaction view;
+
+	timer_get_program_action(&view);
+	v->ign = view.sa_handler == SIG_IGN && !sets_default;
+	v->block = t_prof_blocked && !sets_mask;
+	if (v->ign)
+		timer_hold_ignored(true);
+	if (v->block)
+		masks_apply_view(true);
+	masks_toggle_view(true);
+}
+
+static void
+spawn_view_end(const struct spawn_view *v)
+{
+	int saved = errno;
+
+	masks_toggle_view(false);
+	if (v->block)
+		masks_apply_view(false);
+	if (v->ign)
+		timer_hold_ignored(false);
+	errno = saved;
+}
+
 static int
 spawn_as_viewed(posix_spawn_fn real_fn, pid_t *pid, const char *path,
 		const posix_spawn_file_actions_t *fa,
@@ -303,10 +577,9 @@ spawn_as_viewed(posix_spawn_fn real_fn, pid_t *pid, const char *path,
 		char *const envp[])
 {
 	ENVIRON_FOR_EXEC(envp);
-	struct sigaction view;
+	struct spawn_view v;
 	short flags = 0;
 	sigset_t dfl;
-	bool ign, block;
 	int r;
 
 	if (real_fn == NULL)
@@ -318,18 +591,10 @@ spawn_as_viewed(posix_spawn_fn real_fn, pid_t *pid, const char *path,
 	sigemptyset(&dfl);
 	if (attr != NULL && (flags & POSIX_SPAWN_SETSIGDEF))
 		posix_spawnattr_getsigdefault(attr, &dfl);
-	timer_get_program_action(&view);
-	ign = view.sa_handler == SIG_IGN && sigismember(&dfl, SIGPROF) != 1;
-	block = t_prof_blocked && !(flags & POSIX_SPAWN_SETSIGMASK);
-	if (ign)
-		timer_hold_ignored(true);
-	if (block)
-		masks_apply_view(true);
+	spawn_view_begin(&v, sigismember(&dfl, SIGPROF) == 1,
+			 flags & POSIX_SPAWN_SETSIGMASK);
 	r = real_fn(pid, path, fa, attr, argv, envp);
-	if (block)
-		masks_apply_view(false);
-	if (ign)
-		timer_hold_ignored(false);
+	spawn_view_end(&v);
 	return r;
 }
 
@@ -351,11 +616,47 @@ posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
 			       envp);
 }
 
+/* Not async-signal-safe (neither is system). */
+EXPORT int
+system(const char *command)
+{
+	struct spawn_view v;
+	int r;
+
+	if (REAL(system) == NULL)
+		return -1;
+	if (command == NULL || !virtualizing())
+		return real_system(command);
+	spawn_view_begin(&v, false, false);
+	r = real_system(command);
+	spawn_view_end(&v);
+	return r;
+}
+
+/* Not async-signal-safe (neither is popen). */
+EXPORT FILE *
+popen(const char *command, const char *mode)
+{
+	struct spawn_view v;
+	FILE *f;
+
+	if (REAL(popen) == NULL) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	if (!virtualizing())
+		return real_popen(command, mode);
+	spawn_view_begin(&v, false, false);
+	f = real_popen(command, mode);
+	spawn_view_end(&v);
+	return f;
+}
+
 /* ---------------------------------------------------------------- threads */
 struct start {
 	void *(*fn)(void *);
 	void *arg;
-	bool prof_blocked; /* the creator's view */
+	bool prof_blocked, toggle_blocked; /* the creator's view */
 };
 
 /* First code of every thread pthread_create() starts: take the creator's
@@ -368,6 +669,7 @@ trampoline(void *p)
 
 	free(p);
 	t_prof_blocked = s.prof_blocked;
+	t_toggle_blocked = s.toggle_blocked;
 	if (virtualizing()) {
 		adopt_real_mask(); /* pthread_attr_setsigmask_np */
 		altstack_thread_start();
@@ -394,6 +696,7 @@ pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	s->fn = fn;
 	s->arg = arg;
 	s->prof_blocked = t_prof_blocked;
+	s->toggle_blocked = t_toggle_blocked;
 	r = real_pthread_create(thread, attr, trampoline, s);
 	if (r != 0)
 		free(s);

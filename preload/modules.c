@@ -9,6 +9,12 @@
  * the live records: a new object gets a record of the next generation,
  * an object gone gets that generation as its end.  The handler only
  * reads header.mod_generation, which a scan stores after its records.
+ * After the link maps, a scan reads /proc/self/maps (maps.c): an
+ * executable mapping of a file outside every object's span (node maps its
+ * embedded builtins a second time, from its own file at another offset)
+ * gets a record of its own, flagged PROFRUN_MODULE_F_MAPPING, with the
+ * load bias that maps it to the file's link-time addresses; executable
+ * memory no ELF file backs is code a runtime compiled (jit.c).
  * Scans run outside the handler (at start, around dlopen and dlclose,
  * before fork, at exit) and never at the same time: a scan asked for
  * while another runs is left to that one, which goes round once more.
@@ -19,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <unistd.h>
 
 #include "shim.h"
 
@@ -224,6 +231,20 @@ append(struct profrun_header *h, const struct object *o, uint32_t gen)
 	__atomic_store_n(&h->module_count, n + 1, __ATOMIC_RELEASE);
 }
 
+/* O found by scan S: its live record marked seen, or a record appended. */
+static void
+keep(const struct object *o, struct scan *s)
+{
+	uint32_t i;
+
+	if (find_live(ms.hdr, o, &i) != NULL) {
+		ms.seen[i] = true;
+		return;
+	}
+	append(ms.hdr, o, s->gen);
+	s->changed = true;
+}
+
 /* dl_iterate_phdr callback: mark or append each object.
  * Not async-signal-safe. */
 static int
@@ -231,23 +252,88 @@ on_object(struct dl_phdr_info *info, size_t size, void *data)
 {
 	struct scan *s = data;
 	struct object o;
-	uint32_t i;
 
-	if (!describe(&o, info, s))
+	(void)size;
+	if (describe(&o, info, s))
+		keep(&o, s);
+	return 0;
+}
+
+/* The live record whose span holds E: an object the link maps showed in
+ * this scan, or a record of that very mapping (marked seen). */
+static bool
+mapping_known(struct profrun_header *h, const struct maps_entry *e,
+	      const char *path)
+{
+	struct profrun_module *r = records(h);
+
+	for (uint32_t i = 0; i < h->module_count; i++) {
+		if (r[i].gen_unloaded != 0 || e->start < r[i].start ||
+		    e->end > r[i].end)
+			continue;
+		if (!(r[i].flags & PROFRUN_MODULE_F_MAPPING) && ms.seen[i])
+			return true;
+		if ((r[i].flags & PROFRUN_MODULE_F_MAPPING) &&
+		    r[i].start == e->start && r[i].end == e->end &&
+		    strcmp((char *)h + r[i].path_off, path) == 0) {
+			ms.seen[i] = true;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The build-id of a record of PATH (another mapping of the same file). */
+static void
+same_file_build_id(struct profrun_header *h, struct object *o)
+{
+	struct profrun_module *r = records(h);
+
+	for (uint32_t i = 0; i < h->module_count; i++) {
+		if (r[i].gen_unloaded != 0 || r[i].build_id_len == 0 ||
+		    r[i].build_id_len > PROFRUN_BUILD_ID_MAX ||
+		    strcmp((char *)h + r[i].path_off, o->path) != 0)
+			continue;
+		o->rec.build_id_len = r[i].build_id_len;
+		memcpy(o->rec.build_id, r[i].build_id, r[i].build_id_len);
+		return;
+	}
+}
+
+/* maps_each callback: an executable mapping outside every object.
+ * Async-signal-safe (open and read of the file's ELF header). */
+static int
+on_mapping(const struct maps_entry *e, void *data)
+{
+	struct scan *s = data;
+	struct object o;
+
+	if (!e->exec || jit_note_marker(e->path, getpid()))
 		return 0;
-	if (find_live(ms.hdr, &o, &i) != NULL) {
-		ms.seen[i] = true;
+	if (maps_compiled_code(e->path)) {
+		jit_note_range(e->start, e->end);
 		return 0;
 	}
-	append(ms.hdr, &o, s->gen);
-	s->changed = true;
+	if (e->path[0] != '/' || mapping_known(ms.hdr, e, e->path))
+		return 0;
+	memset(&o, 0, sizeof(o));
+	o.rec.start = e->start;
+	o.rec.end = e->end;
+	o.path = e->path;
+	if (!maps_file_bias(e->path, e->start, e->offset, &o.rec.load_bias))
+		return 0; /* not ELF: no code we can name */
+	o.rec.kind = strcmp(e->path, s->main_exe) == 0 ? PROFRUN_MODULE_MAIN
+						       : PROFRUN_MODULE_LIBRARY;
+	o.rec.flags = PROFRUN_MODULE_F_MAPPING;
+	same_file_build_id(ms.hdr, &o);
+	keep(&o, s);
 	return 0;
 }
 
 /* One scan: records brought up to date, generation published.
  * Not async-signal-safe. */
 static void
-scan_once(const char *main_exe)
+scan_once(const char *main_exe, bool maps)
 {
 	struct profrun_header *h = ms.hdr;
 	struct profrun_module *r = records(h);
@@ -258,6 +344,8 @@ scan_once(const char *main_exe)
 
 	memset(ms.seen, 0, sizeof(ms.seen));
 	dl_iterate_phdr(on_object, &s);
+	if (maps)
+		maps_each(on_mapping, &s);
 	for (i = 0; i < h->module_count; i++) {
 		if (r[i].gen_unloaded != 0 || ms.seen[i])
 			continue;
@@ -266,6 +354,30 @@ scan_once(const char *main_exe)
 	}
 	if (s.changed || gen == 0)
 		__atomic_store_n(&h->mod_generation, s.gen, __ATOMIC_RELEASE);
+}
+
+/* maps_each callback before an exec or in the handler: code no ELF file
+ * holds, the marker; records of mappings are left to the scans.
+ * Async-signal-safe. */
+static int
+on_mapping_exec(const struct maps_entry *e, void *data)
+{
+	(void)data;
+	if (e->exec && !jit_note_marker(e->path, getpid()) &&
+	    maps_compiled_code(e->path))
+		jit_note_range(e->start, e->end);
+	return 0;
+}
+
+/* Async-signal-safe. */
+void
+modules_scan_maps(void)
+{
+	if (ms.hdr == NULL ||
+	    __atomic_exchange_n(&ms.busy, 1, __ATOMIC_SEQ_CST))
+		return;
+	maps_each(on_mapping_exec, NULL);
+	__atomic_store_n(&ms.busy, 0, __ATOMIC_SEQ_CST);
 }
 
 /* Not async-signal-safe.
@@ -282,7 +394,7 @@ scan_once(const char *main_exe)
  * store of pending comes before the scanner's load (the scanner goes
  * round again). */
 void
-modules_scan(const char *main_exe)
+modules_scan(const char *main_exe, bool maps)
 {
 	__atomic_store_n(&ms.pending, 1, __ATOMIC_SEQ_CST);
 	while (__atomic_load_n(&ms.pending, __ATOMIC_SEQ_CST)) {
@@ -290,7 +402,7 @@ modules_scan(const char *main_exe)
 			return; /* the running scan goes round again */
 		__atomic_store_n(&ms.pending, 0, __ATOMIC_SEQ_CST);
 		if (ms.hdr != NULL && ms.hdr->modules_off != 0)
-			scan_once(main_exe);
+			scan_once(main_exe, maps);
 		__atomic_store_n(&ms.busy, 0, __ATOMIC_SEQ_CST);
 	}
 }

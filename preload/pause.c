@@ -8,10 +8,18 @@
  *                  signal at its default action; when the program sets an
  *                  action of its own we give the signal back and say so
  *   a CPU window   PROFRUN_DELAY / PROFRUN_DURATION, on the process's CPU
- *                  clock (a POSIX timer sending SIGPROF with our value)
+ *                  clock (a POSIX timer that sends no signal)
  *
- * A pause disarms every thread's timer (threads.c) and a resume re-arms
- * them; the flag drops whatever expiration was already on its way.  The
+ * Our signals only ever reach a thread that is running: a signal that
+ * lands on a thread asleep in nanosleep, epoll_wait or poll makes the call
+ * fail with EINTR, SA_RESTART or not.  So the window's timer sends none,
+ * and the toggle signal stays blocked in every thread (the program sees
+ * the mask it set, masks.c); the SIGPROF handler, which runs only on a
+ * thread using CPU, takes both (pause_poll).  With either of them set,
+ * a pause leaves the thread timers armed for that (their samples are
+ * dropped); otherwise a pause disarms every thread's timer (threads.c) and
+ * a resume re-arms them.  The flag drops whatever expiration was already
+ * on its way.  The
  * CPU time used while paused goes into the member's pause record: the
  * process's (its CPU clock at each edge) and each thread's (threads.c).
  * Transitions are serialized by a spin lock taken with every signal
@@ -142,17 +150,16 @@ profrun_control(int op)
 }
 
 /* ---------------------------------------------------------------- window */
-/* Make the window's timer: once, outside the handler.  Async-signal-safe
- * (system calls only). */
+/* Make the window's timer: once, outside the handler.  It sends nothing:
+ * the handler asks it (window_due).  Async-signal-safe (system calls
+ * only). */
 static void
 window_create(void)
 {
 	struct sigevent ev;
 
 	memset(&ev, 0, sizeof(ev));
-	ev.sigev_notify = SIGEV_SIGNAL;
-	ev.sigev_signo = SIGPROF;
-	ev.sigev_value.sival_int = PAUSE_WINDOW_MAGIC;
+	ev.sigev_notify = SIGEV_NONE;
 	if (syscall(SYS_timer_create, CLOCK_PROCESS_CPUTIME_ID, &ev,
 		    &win.timer) < 0) {
 		win.timer = -1;
@@ -160,7 +167,7 @@ window_create(void)
 	}
 }
 
-/* Set the window's timer to fire once after NS of process CPU time.
+/* Set the window's timer to expire once after NS of process CPU time.
  * Async-signal-safe: the handler calls it, and nothing but the system
  * call. */
 static void
@@ -187,6 +194,19 @@ window_arm(uint64_t ns)
 	window_set(ns);
 }
 
+/* Has the window's timer expired?  (Expired with no signal to send, it
+ * reads 0; past its time but not yet checked by the tick, 1 ns.)
+ * Async-signal-safe. */
+static bool
+window_due(void)
+{
+	struct itimerspec its;
+	int id = __atomic_load_n(&win.timer, __ATOMIC_ACQUIRE);
+
+	return id >= 0 && syscall(SYS_timer_gettime, id, &its) == 0 &&
+	       its.it_value.tv_sec == 0 && its.it_value.tv_nsec <= 1;
+}
+
 /* Async-signal-safe. */
 void
 pause_window_stop(void)
@@ -197,21 +217,53 @@ pause_window_stop(void)
 		syscall(SYS_timer_delete, id);
 }
 
-/* In the SIGPROF handler: the window timer fired.  Async-signal-safe. */
-void
-pause_window_edge(void)
+/* The window's edge came: take it once, whichever threads see it at the
+ * same time.  Async-signal-safe. */
+static void
+window_edge(void)
 {
-	if (win.step == 0) {
-		win.step = win.duration_ns ? 1 : 2;
-		pause_set(false);
-		if (win.step == 1)
-			window_set(win.duration_ns);
-	} else if (win.step == 1) {
-		win.step = 2;
-		pause_set(true);
+	sigset_t old;
+
+	pause_lock(&old);
+	if (window_due() && shim_owns_profile()) {
+		if (win.step == 0) {
+			win.step = win.duration_ns ? 1 : 2;
+			flip_locked(false);
+			if (win.step == 1)
+				window_set(win.duration_ns);
+		} else if (win.step == 1) {
+			win.step = 2;
+			flip_locked(true);
+		}
+		if (win.step == 2)
+			pause_window_stop();
 	}
-	if (win.step == 2)
-		pause_window_stop();
+	pause_unlock(&old);
+}
+
+/* Take the toggle signals pending (blocked, so pending for the process
+ * or this thread), at most a few: each one flips.  Async-signal-safe
+ * (system calls only). */
+static void
+toggle_take(void)
+{
+	uint64_t set = 1ull << (toggle.sig - 1);
+	struct timespec zero = {0, 0};
+
+	for (int i = 0; i < 64 && syscall(SYS_rt_sigtimedwait, &set, NULL,
+					  &zero, sizeof(set)) == toggle.sig;
+	     i++)
+		pause_set(!pause_now());
+}
+
+/* Async-signal-safe. */
+void
+pause_poll(void)
+{
+	if (win.timer >= 0 && window_due())
+		window_edge();
+	if (toggle.live)
+		toggle_take();
 }
 
 /* Async-signal-safe. */
@@ -272,9 +324,16 @@ on_toggle(int sig, siginfo_t *si, void *uc)
 		errno = saved;
 		return;
 	}
-	/* not profiling (any more, or a vfork child, which shares our
-	 * memory but not our actions): the default action, as without
-	 * profrun, once this handler returns */
+	/* the process whose profile stopped or ended (its exit is under
+	 * way: stdio's last flush is still to come) keeps the signal as ours,
+	 * a toggle with nothing to toggle */
+	if (shim_is_owner()) {
+		errno = saved;
+		return;
+	}
+	/* not ours to take (a vfork child, which shares our memory but not
+	 * our actions, or a fork child that has no profile): the default
+	 * action, as without profrun, once this handler returns */
 	set_default(sig);
 	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
 	errno = saved;
@@ -302,8 +361,11 @@ toggle_install(void)
 	ours.sa_sigaction = on_toggle;
 	ours.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigfillset(&ours.sa_mask);
-	if (real_sigaction(toggle.sig, &ours, NULL) == 0)
+	if (real_sigaction(toggle.sig, &ours, NULL) == 0) {
+		masks_hold_toggle(
+			toggle.sig); /* blocked: pause_poll takes it */
 		toggle.live = true;
+	}
 }
 
 /* Async-signal-safe. */
@@ -313,12 +375,20 @@ pause_is_toggle(int sig)
 	return toggle.live && sig == toggle.sig;
 }
 
+/* Async-signal-safe. */
+int
+pause_toggle_signal(void)
+{
+	return toggle.live ? toggle.sig : 0;
+}
+
 /* The program sets an action of its own for the toggle signal: it is the
  * program's from now on.  Async-signal-safe. */
 static void
 toggle_give_back(void)
 {
 	toggle.live = false;
+	masks_release_toggle(toggle.sig);
 	set_default(toggle.sig);
 	if (rec != NULL)
 		rec->flags |= PROFRUN_PAUSE_F_TOGGLE_OFF;
@@ -375,6 +445,7 @@ pause_configure(bool start_paused, int sig, uint64_t delay_ns,
 		uint64_t duration_ns)
 {
 	toggle.sig = sig;
+	threads_keep_ticking(sig != 0 || delay_ns != 0 || duration_ns != 0);
 	win.delay_ns = delay_ns;
 	win.duration_ns = duration_ns;
 	win.step = delay_ns ? 0 : duration_ns ? 1 : 2;

@@ -313,11 +313,59 @@ resolve_all(void)
 }
 
 /* ---------------------------------------------------------------- profile */
+/* This process's pid, read at start and in each fork child (pthread_atfork):
+ * the interposers of masks and actions, called in hot loops, compare it
+ * instead of calling getpid() each time.  A vfork child, which shares our
+ * memory and so this variable, is told apart by vfork's flag. */
+static pid_t self_pid;
+
+#if SHIM_HAVE_VFORK
+/* Set in the vfork child by our vfork() (vfork-ARCH.S): the child runs
+ * on the calling thread's memory and TLS, so the flag is seen by the child
+ * alone (the parent's thread is suspended) and cleared as vfork() returns
+ * in the parent. */
+__thread bool shim_vfork_child __attribute__((tls_model("initial-exec")));
+
+/* Async-signal-safe. */
+long
+shim_vfork_failed(long err)
+{
+	errno = (int)-err;
+	return -1;
+}
+
+/* Async-signal-safe. */
+long
+shim_vfork_child_start(void)
+{
+	int saved = errno;
+
+	shim_vfork_child = true;
+	/* the child's actions and mask are its own (vfork shares memory,
+	 * not them): from here on they are what the program set, SIGPROF's
+	 * included, and what it does to them goes to the kernel as is */
+	if (g.state == SHIM_ON && self_pid == g.owner)
+		timer_vfork_child();
+	errno = saved;
+	return 0;
+}
+#define IN_VFORK_CHILD() shim_vfork_child
+#else
+#define IN_VFORK_CHILD() (getpid() != self_pid)
+#endif
+
 /* Async-signal-safe. */
 bool
 shim_owns_profile(void)
 {
-	return g.state == SHIM_ON && getpid() == g.owner;
+	return g.state == SHIM_ON && self_pid == g.owner && !IN_VFORK_CHILD();
+}
+
+/* Async-signal-safe. */
+bool
+shim_is_owner(void)
+{
+	return g.owner != 0 && self_pid == g.owner && !IN_VFORK_CHILD();
 }
 
 /* Mark the profile stopped early, with FLAG and NOTE.  Async-signal-safe. */
@@ -336,6 +384,8 @@ shim_rival(uint32_t flag, const char *note)
 {
 	int saved = errno;
 
+	if (getpid() != g.owner)
+		return; /* a child of _Fork() or clone(): the file is not its own */
 	timer_stop();
 	/* SIGPROF is the program's now: the calling thread gets the mask it
 	 * asked for (masks.c) */
@@ -408,6 +458,10 @@ profile_open(pid_t pid, pid_t ppid, const struct profrun_header *from)
 		modules_attach_copy(g.hdr, from);
 	else
 		modules_attach(g.hdr);
+	jit_attach((struct profrun_jit *)((char *)base + g.layout.jit_off),
+		   from ? (const struct profrun_jit *)((const char *)from +
+						       g.layout.jit_off)
+			: NULL);
 	g.owner = pid;
 	stacks_attach(g.hdr, g.layout.stacks_off);
 	threads_attach_paused((uint64_t *)((char *)base + g.layout.pause_off +
@@ -465,7 +519,18 @@ shim_modules_changed(void)
 	int saved = errno;
 
 	if (shim_owns_profile())
-		modules_scan(g.tgt.exe);
+		modules_scan(g.tgt.exe, true);
+	errno = saved;
+}
+
+/* Not async-signal-safe. */
+void
+shim_modules_before_fork(void)
+{
+	int saved = errno;
+
+	if (shim_owns_profile())
+		modules_scan(g.tgt.exe, false);
 	errno = saved;
 }
 
@@ -494,7 +559,8 @@ on_exit_hook(int status, void *arg)
 	if (g.state == SHIM_OFF || getpid() != g.owner)
 		return;
 	if (g.state == SHIM_ON)
-		modules_scan(g.tgt.exe);
+		modules_scan(g.tgt.exe, true);
+	jit_copy_out(g.dir, g.name, g.owner, g.hdr->start_ns);
 	finish_owned(status, true);
 	release_owned();
 	errno = saved;
@@ -551,7 +617,7 @@ static __thread bool fork_from_owner __attribute__((tls_model("initial-exec")));
 static void
 on_fork_prepare(void)
 {
-	shim_modules_changed();
+	shim_modules_before_fork();
 	shim_check_takeover();
 	pause_fork_prepare();
 	fork_from_owner = g.state != SHIM_OFF && getpid() == g.owner;
@@ -569,13 +635,15 @@ on_fork_child(void)
 	enum shim_state was = g.state;
 	int saved = errno; /* fork() returns 0 to the child with errno as is */
 
+	self_pid = getpid();
 	timer_fork_child();
 	threads_fork_child();
 	stacks_fork_child();
 	pause_fork_child();
+	altstack_fork_child();
 	g.state = SHIM_OFF;
 	if (was == SHIM_ON && fork_from_owner) {
-		if (profile_open(getpid(), g.owner, old) < 0)
+		if (profile_open(self_pid, g.owner, old) < 0)
 			timer_stop();
 		if (g.hdr == old)
 			g.hdr = NULL;
@@ -596,9 +664,12 @@ shim_exec_begin(void)
 		timer_stop_exec();
 		masks_apply_view(true);
 	}
+	masks_toggle_view(true);
 	threads_finish(false);
 	stacks_seal();
 	pause_finish();
+	modules_scan_maps();
+	jit_copy_out(g.dir, g.name, g.owner, g.hdr->start_ns);
 	writer_finish(g.hdr, PROFRUN_STATE_EXECED, -1);
 	/* the image ends here unless the exec fails: keep only what it
 	 * wrote, as at exit (shim_exec_failed reserves the rest again).
@@ -644,6 +715,7 @@ shim_exec_failed(bool began)
 		return;
 	}
 	g.released = false;
+	masks_toggle_view(false);
 	g.hdr->end_ns = 0;
 	g.hdr->cpu_user_ns = 0;
 	g.hdr->cpu_sys_ns = 0;
@@ -682,8 +754,10 @@ startup(int argc, char **argv)
 {
 	int r;
 
+	interpose_resolve_syscall();
 	if (getauxval(AT_SECURE))
 		return;
+	self_pid = getpid();
 	writer_capture_argv(&g.argv, argc, argv);
 	remember_stderr();
 	read_settings();
@@ -703,7 +777,7 @@ startup(int argc, char **argv)
 	pause_configure(cfg.start_paused, cfg.toggle_sig, cfg.delay_ns,
 			cfg.duration_ns);
 	altstack_thread_start(); /* before the first sample */
-	profile_open(getpid(), getppid(), NULL);
+	profile_open(self_pid, getppid(), NULL);
 	if (g.state != SHIM_ON)
 		altstack_thread_end();
 	if (g.hdr == NULL)

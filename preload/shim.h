@@ -11,7 +11,9 @@
  *   threads.c a CPU-time timer per thread, and per-thread records
  *   masks.c   pthread_create, and the signal masks as the program sees them
  *   stacks.c  call stacks: registers and stack copied per sample (-g)
- *   altstack.c an alternate signal stack of ours per thread, sigaltstack()
+ *   altstack.c an alternate signal stack of ours per thread, sigaltstack(),
+ *             and where the program's SA_ONSTACK handlers run
+ *   vfork-ARCH.S vfork() that flags its child (x86-64)
  *   environ.c our variables put back into environments passed to exec
  *   collect.h pure bucket, carry and PC-table arithmetic of the handler
  *
@@ -66,6 +68,18 @@ void *shim_resolve(const char *name, void **slot);
 		   : (__typeof__(real_##fn))shim_resolve(#fn,                  \
 							 (void **)&real_##fn))
 
+/* The C library's syscall(): the shim exports one of its own (the
+ * program's raw rt_sigaction and rt_sigprocmask through it keep the view),
+ * so its own system calls go through this pointer, resolved first thing
+ * in the constructor (interpose_resolve_syscall).
+ * Async-signal-safe. */
+long shim_raw_syscall(long nr, long a0, long a1, long a2, long a3, long a4,
+		      long a5);
+#define syscall_args_(nr, a0, a1, a2, a3, a4, a5, ...)                         \
+	shim_raw_syscall((long)(nr), (long)(a0), (long)(a1), (long)(a2),       \
+			 (long)(a3), (long)(a4), (long)(a5))
+#define syscall(...) syscall_args_(__VA_ARGS__, 0, 0, 0, 0, 0, 0, 0)
+
 /* One line "profrun: MSG" on stderr unless PROFRUN_QUIET; errno preserved.
  * Async-signal-safe (one write(2)). */
 void shim_warn(const char *msg);
@@ -81,6 +95,19 @@ enum shim_state {
 /* True when this process owns a live profile: state ON and not a vfork or
  * raw-clone child sharing the owner's memory.  Async-signal-safe. */
 bool shim_owns_profile(void);
+
+/* True in the process whose profile this is (running, stopped or ended),
+ * not in a vfork child or a fork child that has none.  Async-signal-safe. */
+bool shim_is_owner(void);
+
+/* vfork() failed with -ERR (vfork-ARCH.S): errno, and -1.
+ * Async-signal-safe. */
+long shim_vfork_failed(long err);
+
+/* First code of a vfork child (vfork-ARCH.S): it is flagged as such and
+ * gets the program's view of SIGPROF for real.  Returns 0.
+ * Async-signal-safe. */
+long shim_vfork_child_start(void);
 
 /* Switch profiling off for good because the program took over SIGPROF,
  * ITIMER_PROF or profil(): FLAG (PROFRUN_F_RIVAL_*) and NOTE go into the
@@ -140,6 +167,10 @@ char *const *environ_merge(char *const *envp, void *room, size_t size);
  * child or the exec path may call (not __monstartup's, resolved on first
  * use).  Not async-signal-safe. */
 void interpose_resolve_all(void);
+
+/* Resolve the C library's syscall() for shim_raw_syscall and our own
+ * syscall().  Not async-signal-safe. */
+void interpose_resolve_syscall(void);
 
 /* ---------------------------------------------------------------- target.c */
 struct target {
@@ -203,18 +234,87 @@ void modules_copy_vdso(struct profrun_header *h, const void *e, uint32_t room);
 void modules_attach_copy(struct profrun_header *h,
 			 const struct profrun_header *from);
 
-/* Scan the loaded objects (dl_iterate_phdr) and bring the records up to
+/* Scan the loaded objects (dl_iterate_phdr; then /proc/self/maps with
+ * MAPS, which costs openat, read and close) and bring the records up to
  * date: new objects appended with the next generation, objects gone
  * marked unloaded in it.  Concurrent scans fold into one; a scan asked
  * for while one runs is done by that one before it returns.  MAIN_EXE is
  * the main executable's path (its link map has no name).  Not
  * async-signal-safe (dl_iterate_phdr, realpath). */
-void modules_scan(const char *main_exe);
+void modules_scan(const char *main_exe, bool maps);
+
+/* Before an exec, where the link maps cannot be walked: note the code no
+ * ELF file holds and the jitdump marker from /proc/self/maps, unless a
+ * scan is running.  Async-signal-safe (open, read, close). */
+void modules_scan_maps(void);
+
+/* ---------------------------------------------------------------- maps.c */
+/* One line of /proc/self/maps. */
+struct maps_entry {
+	uint64_t start, end, offset;
+	bool exec;	  /* mapped executable */
+	const char *path; /* "" for anonymous memory; valid during the call */
+};
+
+/* Call FN for each mapping of the process until it returns non-zero
+ * (returned).  Returns 0, FN's value, or -1 when the list cannot be read.
+ * Async-signal-safe (open, read, close). */
+int maps_each(int (*fn)(const struct maps_entry *e, void *arg), void *arg);
+
+/* strlen, and whether S begins with PREFIX, by hand (for the handler).
+ * Pure. */
+size_t maps_strlen(const char *s);
+bool maps_has_prefix(const char *s, const char *prefix);
+
+/* Whether a mapping of PATH holds code a runtime compiled: anonymous
+ * memory, a memfd, a deleted file.  Pure. */
+bool maps_compiled_code(const char *path);
+
+/* The load bias (runtime - link-time address) of a mapping at START of
+ * the ELF file PATH from its file OFFSET, into *BIAS; false when PATH is
+ * no ELF file of this class or no PT_LOAD holds OFFSET.
+ * Async-signal-safe (open, read, close). */
+bool maps_file_bias(const char *path, uint64_t start, uint64_t offset,
+		    uint64_t *bias);
+
+/* ---------------------------------------------------------------- jit.c */
+/* Record code no ELF file holds into the region J of the member from now
+ * on (NULL: none); a fork child's takes over its parent's ranges FROM
+ * (NULL: none).  Async-signal-safe. */
+void jit_attach(struct profrun_jit *j, const struct profrun_jit *from);
+
+/* Executable memory [START, END) that no ELF file backs: merged into the
+ * ranges of the region, or into the nearest when they are full.
+ * Async-signal-safe; called by scans only, never concurrently. */
+void jit_note_range(uint64_t start, uint64_t end);
+
+/* If PATH is "jit-PID.dump" (a jitdump writer maps it as a marker),
+ * remember it for jit_copy_out and return true.  Async-signal-safe. */
+bool jit_note_marker(const char *path, pid_t pid);
+
+/* The handler's sample at PC: when PC lies in no module record of H and
+ * no range of code already noted, read /proc/self/maps (at the 1st, 2nd,
+ * 4th, ... such sample) to note the code it lies in, which the runtime
+ * may drop before the image ends.  Async-signal-safe (open, read,
+ * close, at most about log2(samples) times). */
+void jit_sample(const struct profrun_header *h, uintptr_t pc);
+
+/* The image ends: copy /tmp/perf-PID.map (if written since START_NS and
+ * ours) and the jitdump noted beside MEMBER in the run directory DIR,
+ * at most PROFRUN_JIT_COPY_MAX bytes each, and record their sizes.  Once
+ * per image.  Async-signal-safe (system calls only). */
+void jit_copy_out(const char *dir, const char *member, pid_t pid,
+		  int64_t start_ns);
 
 /* ---------------------------------------------------------------- dl.c */
 /* Scan the loaded objects now if this process owns a live profile (the
  * hooks around dlopen and dlclose call it).  Not async-signal-safe. */
 void shim_modules_changed(void);
+
+/* The same before a fork: the link maps only (the parent of a fork makes
+ * no system call for it, as a seccomp sandbox may require; the child
+ * starts from these records).  Not async-signal-safe. */
+void shim_modules_before_fork(void);
 
 /* ---------------------------------------------------------------- writer.c */
 struct layout {
@@ -239,6 +339,7 @@ struct layout {
 	uint64_t pause_off; /* struct profrun_pause and per-thread CPU */
 	uint64_t log_off;   /* struct profrun_log and its keys */
 	uint64_t log_size;
+	uint64_t jit_off; /* struct profrun_jit and its ranges */
 	uint64_t file_size;
 };
 
@@ -365,6 +466,11 @@ void timer_hold_ignored(bool on);
  * sent: SIG_DFL ends the process with SIGPROF.  Async-signal-safe. */
 void timer_foreign_action(void);
 
+/* In a vfork child: SIGPROF's real action and the calling thread's mask
+ * become what the program set (SIG_IGN, blocked); they are the child's
+ * own.  Async-signal-safe. */
+void timer_vfork_child(void);
+
 /* True while we profile but SIGPROF's action is not our handler any more.
  * Async-signal-safe. */
 bool timer_taken_over(void);
@@ -410,6 +516,12 @@ void threads_unregister_self(void);
 void threads_arm_all(uint64_t ival);
 void threads_disarm_all(void);
 
+/* Pauses leave the timers armed (KEEP): their handler, which runs only
+ * on a thread that is running, is what notices the CPU window's edges
+ * and the toggle signal.  Set before the first timer.  Not
+ * async-signal-safe. */
+void threads_keep_ticking(bool keep);
+
 /* Keep each timer expiration with probability SHARE / 2^32 (0: keep all),
  * for rates below the tick.  Async-signal-safe. */
 void threads_set_share(uint32_t share);
@@ -440,9 +552,6 @@ void threads_pause(bool pause);
 void threads_attach_paused(uint64_t *paused_ns);
 
 /* ---------------------------------------------------------------- pause.c */
-/* sigev_value of the CPU window's timer (it sends SIGPROF too). */
-#define PAUSE_WINDOW_MAGIC 0x70617573
-
 /* Settings (PROFRUN_START, PROFRUN_TOGGLE_SIGNAL, PROFRUN_DELAY,
  * PROFRUN_DURATION), before the profile starts: START_PAUSED or a DELAY
  * means nothing is counted until a resume.  Not async-signal-safe. */
@@ -469,10 +578,19 @@ void pause_set(bool pause);
 void pause_lock(sigset_t *old);
 void pause_unlock(const sigset_t *old);
 
-/* The window's timer fired (in the SIGPROF handler) / is deleted for good
- * (profiling stops).  Async-signal-safe. */
-void pause_window_edge(void);
+/* In the SIGPROF handler, on a thread that is running: take the CPU
+ * window's edge if it came (its timer sends no signal: a process-directed
+ * one would interrupt a sleeping thread's nanosleep or epoll_wait), and
+ * the toggle signals pending (blocked in every thread for the same
+ * reason).  Async-signal-safe. */
+void pause_poll(void);
+
+/* The window's timer is deleted for good (profiling stops).
+ * Async-signal-safe. */
 void pause_window_stop(void);
+
+/* The toggle signal while it is ours, or 0.  Async-signal-safe. */
+int pause_toggle_signal(void);
 
 /* Around fork: note what is left of the window; in the child, forget the
  * parent's lock holder, timer and record.  Async-signal-safe. */
@@ -505,15 +623,29 @@ void masks_init(void);
  * again.  Async-signal-safe. */
 void masks_apply_view(bool block);
 
+/* The toggle signal SIG becomes ours: blocked for real in the calling
+ * thread (threads inherit it), its bit in the view as it was.  When it is
+ * given back, the calling thread's real bit is the view's again.
+ * Async-signal-safe. */
+void masks_hold_toggle(int sig);
+void masks_release_toggle(int sig);
+
+/* The calling thread's real bit of the toggle signal becomes the
+ * program's view (PROGRAM: before an exec or a spawn, whose image
+ * inherits it), or blocked again (after them).  Async-signal-safe. */
+void masks_toggle_view(bool program);
+
 /* The calling thread's view: does the program block SIGPROF there?  And
  * set it (sigset's SIG_HOLD).  Async-signal-safe. */
 bool masks_view_blocked(void);
 void masks_set_view_blocked(bool blocked);
 
-/* A SIGPROF someone sent arrived while the calling thread's view blocks
- * it: hold it pending for the program (sigpending shows it) and apply its
- * action when the view unblocks SIGPROF.  Async-signal-safe. */
-void masks_hold_foreign(void);
+/* A SIGPROF someone sent (SI) arrived while the calling thread's view
+ * blocks it: hold it pending for the program (sigpending shows it, and
+ * sigwait, sigwaitinfo and sigtimedwait take it) and apply its action when
+ * the view unblocks SIGPROF (sigprocmask, sigsuspend).
+ * Async-signal-safe. */
+void masks_hold_foreign(const siginfo_t *si);
 
 /* ---------------------------------------------------------------- stacks.c */
 /* Record stacks of up to STACK_MAX bytes into SLOT_COUNT slots (0: no
@@ -554,5 +686,19 @@ void altstack_thread_start(void);
 /* The calling thread ends: take ours down and unmap it.
  * Async-signal-safe. */
 void altstack_thread_end(void);
+
+/* In a fork child: only the calling thread lives on.  Async-signal-safe. */
+void altstack_fork_child(void);
+
+/* The program's sigaction() for any signal but SIGPROF and the toggle
+ * signal: an SA_ONSTACK handler goes in as the file's header says, and
+ * the action is reported back as the program set it.  Async-signal-safe
+ * as sigaction is. */
+int altstack_sigaction(int sig, const struct sigaction *act,
+		       struct sigaction *old);
+
+/* SIG's action was set by another entry (signal(), sigset(), ...), with
+ * no SA_ONSTACK.  Async-signal-safe. */
+void altstack_forget(int sig);
 
 #endif /* PROFRUN_SHIM_H */

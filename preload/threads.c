@@ -39,7 +39,7 @@
 
 struct reg {
 	int tid;   /* 0 = free */
-	int timer; /* kernel timer id, -1 = none */
+	int timer; /* kernel timer id + 1, 0 = none (as zero-filled) */
 	struct profrun_thread *rec;
 	uint64_t pause_mark; /* its CPU clock when paused, NO_MARK = none */
 };
@@ -65,6 +65,8 @@ static uint64_t armed_ns;    /* the interval to re-arm at a resume, 0 = none */
 static uint64_t *rec_paused; /* per record: CPU while paused, or NULL */
 
 static uint32_t keep_share; /* of each expiration, out of 2^32; 0 = all */
+/* timers stay armed in a pause: their handler watches for its end */
+static bool keep_ticking;
 
 static __thread struct reg *t_reg __attribute__((tls_model("initial-exec")));
 /* the calling thread's record: kept after its end, for a signal that was
@@ -147,10 +149,10 @@ arm_thread(int tid, uint64_t ival)
 static void
 disarm_entry(struct reg *e)
 {
-	int id = __atomic_exchange_n(&e->timer, -1, __ATOMIC_SEQ_CST);
+	int id = __atomic_exchange_n(&e->timer, 0, __ATOMIC_SEQ_CST);
 
-	if (id >= 0)
-		syscall(SYS_timer_delete, id);
+	if (id > 0)
+		syscall(SYS_timer_delete, id - 1);
 }
 
 /* Give E a timer if we sample now; if sampling stopped meanwhile, take it
@@ -159,7 +161,7 @@ static void
 arm_entry(struct reg *e, int tid)
 {
 	uint64_t ival = __atomic_load_n(&interval_ns, __ATOMIC_SEQ_CST);
-	int id, none = -1;
+	int id, none = 0;
 
 	if (ival == 0)
 		return;
@@ -171,7 +173,7 @@ arm_entry(struct reg *e, int tid)
 					  __ATOMIC_RELAXED);
 		return;
 	}
-	if (!__atomic_compare_exchange_n(&e->timer, &none, id, 0,
+	if (!__atomic_compare_exchange_n(&e->timer, &none, id + 1, 0,
 					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
 		syscall(SYS_timer_delete, id); /* someone armed it already */
 		return;
@@ -213,7 +215,26 @@ claim_record(int tid, uint32_t flags)
 	return r;
 }
 
-/* A free registry entry for TID, or NULL.  Async-signal-safe. */
+/* Raise reg_high to at least HIGH: a compare-and-swap loop, so that of
+ * two threads claiming entries at once neither lowers it below the
+ * other's (an entry above it would be missed by every scan: disarm-all
+ * before an exec, arm-all, threads_alone, threads_finish).
+ * Async-signal-safe. */
+static void
+raise_high(unsigned high)
+{
+	unsigned cur = __atomic_load_n(&reg_high, __ATOMIC_ACQUIRE);
+
+	while (cur < high &&
+	       !__atomic_compare_exchange_n(&reg_high, &cur, high, 1,
+					    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		;
+}
+
+/* A free registry entry for TID, or NULL.  An entry is left free with no
+ * timer (0, as zero-filled; disarm_entry before it is freed), so the claim
+ * stores none: a timer armed by arm-all the moment the tid appears is
+ * never overwritten.  Async-signal-safe. */
 static struct reg *
 claim_entry(int tid)
 {
@@ -226,11 +247,10 @@ claim_entry(int tid)
 						 0, __ATOMIC_ACQ_REL,
 						 __ATOMIC_RELAXED))
 			continue;
-		registry[i].timer = -1;
-		registry[i].rec = NULL;
-		registry[i].pause_mark = NO_MARK;
-		if (i >= __atomic_load_n(&reg_high, __ATOMIC_RELAXED))
-			__atomic_store_n(&reg_high, i + 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&registry[i].rec, NULL, __ATOMIC_RELAXED);
+		__atomic_store_n(&registry[i].pause_mark, NO_MARK,
+				 __ATOMIC_RELAXED);
+		raise_high(i + 1);
 		return &registry[i];
 	}
 	return NULL;
@@ -242,10 +262,10 @@ threads_init(void)
 {
 	/* the first entry's page written first: a claim's read of a page
 	 * never touched would map the zero page, and its write then fault
-	 * once more (-1 is what a claim sets anyway) */
+	 * once more (NO_MARK is what a claim sets anyway) */
 	if (registry != NULL)
 		return 0;
-	reg_slots[0].timer = -1;
+	reg_slots[0].pause_mark = NO_MARK;
 	registry = reg_slots;
 	return 0;
 }
@@ -310,7 +330,7 @@ threads_pause(bool pause)
 
 	if (registry == NULL)
 		return;
-	if (pause)
+	if (pause && !keep_ticking)
 		__atomic_store_n(&interval_ns, 0, __ATOMIC_SEQ_CST);
 	for (unsigned i = 0; i < high; i++) {
 		struct reg *e = &registry[i];
@@ -322,12 +342,13 @@ threads_pause(bool pause)
 		cpu = clock_ns(thread_clock(tid));
 		if (pause) {
 			e->pause_mark = cpu;
-			disarm_entry(e);
+			if (!keep_ticking)
+				disarm_entry(e);
 		} else {
 			close_pause(e, cpu, NO_MARK);
 		}
 	}
-	if (!pause && armed_ns != 0)
+	if (!pause && armed_ns != 0 && !keep_ticking)
 		threads_arm_all(armed_ns);
 }
 
@@ -405,14 +426,14 @@ threads_arm_all(uint64_t ival)
 	if (registry == NULL)
 		return;
 	armed_ns = ival;
-	if (pause_now())
+	if (pause_now() && !keep_ticking)
 		return; /* the resume arms them */
 	__atomic_store_n(&interval_ns, ival, __ATOMIC_SEQ_CST);
 	for (unsigned i = 0; i < high; i++) {
 		int tid = __atomic_load_n(&registry[i].tid, __ATOMIC_ACQUIRE);
 
 		if (tid != 0 &&
-		    __atomic_load_n(&registry[i].timer, __ATOMIC_SEQ_CST) < 0)
+		    __atomic_load_n(&registry[i].timer, __ATOMIC_SEQ_CST) == 0)
 			arm_entry(&registry[i], tid);
 	}
 }
@@ -429,6 +450,13 @@ threads_disarm_all(void)
 		return;
 	for (unsigned i = 0; i < high; i++)
 		disarm_entry(&registry[i]);
+}
+
+/* Not async-signal-safe (once, at start). */
+void
+threads_keep_ticking(bool keep)
+{
+	keep_ticking = keep;
 }
 
 /* Async-signal-safe. */

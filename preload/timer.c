@@ -89,10 +89,10 @@ timer_foreign_action(void)
 }
 
 static void
-foreign_sigprof(void)
+foreign_sigprof(const siginfo_t *si)
 {
 	if (masks_view_blocked())
-		masks_hold_foreign(); /* pending until the program unblocks */
+		masks_hold_foreign(si); /* pending until the program unblocks */
 	else
 		timer_foreign_action();
 }
@@ -108,6 +108,8 @@ count_samples(const struct collect *c, uint64_t n, void *uc)
 	if (pc - c->vdso < c->vdso_room &&
 	    __atomic_load_n(&c->hdr->vdso_size, __ATOMIC_RELAXED) == 0)
 		modules_copy_vdso(c->hdr, (const void *)c->vdso, c->vdso_room);
+	else if (collect_bucket_index(pc, c->offset, c->scale) >= c->nbuckets)
+		jit_sample(c->hdr, pc);
 	for (uint64_t i = 0; i < n; i++)
 		collect_count(c, pc);
 	threads_count_samples(n);
@@ -126,22 +128,21 @@ static void
 on_sigprof(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
-	bool window = si->si_code == SI_TIMER &&
-		      si->si_value.sival_int == PAUSE_WINDOW_MAGIC;
 	const struct collect *c;
 	uint64_t n = 1;
 
 	(void)sig;
-	if (!window && !is_our_timer(si)) {
-		foreign_sigprof();
+	if (!is_our_timer(si)) {
+		foreign_sigprof(si);
 		errno = saved;
 		return;
 	}
 	__atomic_add_fetch(&inflight, 1, __ATOMIC_SEQ_CST);
 	c = __atomic_load_n(&live, __ATOMIC_SEQ_CST);
-	if (c != NULL && window) {
-		pause_window_edge(); /* pause.c: the CPU window's timer */
-	} else if (c != NULL) {
+	if (c != NULL) {
+		/* a running thread: the CPU window's edges and the toggle
+		 * signal are taken here (pause.c) */
+		pause_poll();
 		if (si->si_code == SI_TIMER && si->si_overrun > 0)
 			n += si->si_overrun < MAX_OVERRUN
 				     ? (uint64_t)si->si_overrun
@@ -298,7 +299,7 @@ quiet_sigprof(void)
 	struct sigaction ign;
 
 	timer_close();
-	pause_window_stop(); /* it sends SIGPROF too */
+	pause_window_stop();
 	threads_disarm_all();
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
@@ -359,6 +360,21 @@ timer_hold_ignored(bool on)
 		REAL(sigaction)(SIGPROF, &ign, NULL);
 	else if (!on && __atomic_sub_fetch(&holders, 1, __ATOMIC_ACQ_REL) == 0)
 		REAL(sigaction)(SIGPROF, &ours, NULL);
+}
+
+/* Async-signal-safe. */
+void
+timer_vfork_child(void)
+{
+	struct sigaction ign;
+
+	if (running && program_act.sa_handler == SIG_IGN) {
+		memset(&ign, 0, sizeof(ign));
+		ign.sa_handler = SIG_IGN;
+		REAL(sigaction)(SIGPROF, &ign, NULL);
+	}
+	masks_apply_view(true);
+	masks_toggle_view(true);
 }
 
 /* Async-signal-safe. */

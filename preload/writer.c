@@ -21,6 +21,9 @@
  *   pause_off    struct profrun_pause, then u64[PROFRUN_THREAD_SLOTS]: CPU
  *                time while paused (only in the list; written only if
  *                pausing is set up)                          (64-byte aligned)
+ *   jit_off      struct profrun_jit, then its ranges: code no object file
+ *                holds (only in the list; written only when the scans of
+ *                /proc/self/maps find such code)         (64-byte aligned)
  *   stacks_off   struct profrun_stacks, then its slots (with -g only; found
  *                through the list alone)                     (64-byte aligned)
  *
@@ -64,6 +67,9 @@
 	(sizeof(struct profrun_pause) + PROFRUN_THREAD_SLOTS * sizeof(uint64_t))
 #define WRITER_LOG_SIZE                                                        \
 	(sizeof(struct profrun_log) + PROFRUN_LOG_SLOTS * sizeof(uint64_t))
+#define WRITER_JIT_SIZE                                                        \
+	(sizeof(struct profrun_jit) +                                          \
+	 PROFRUN_JIT_RANGES * sizeof(struct profrun_jit_range))
 #define LAYOUT_PAGE 4096u /* the page the packing aims at (any works) */
 
 /* The first offset at or after X that lies HALF a page into a page: two
@@ -125,7 +131,8 @@ writer_layout(struct layout *l, size_t exe_len, uint64_t nbuckets,
 	l->log_off = l->threads_off + threads_size;
 	l->log_size = WRITER_LOG_SIZE;
 	l->pause_off = ALIGN_UP(l->log_off + l->log_size, 64);
-	l->file_size = l->pause_off + WRITER_PAUSE_SIZE;
+	l->jit_off = ALIGN_UP(l->pause_off + WRITER_PAUSE_SIZE, 64);
+	l->file_size = l->jit_off + WRITER_JIT_SIZE;
 	l->stacks_off = stacks_size ? ALIGN_UP(l->file_size, 64) : 0;
 	l->stacks_size = stacks_size;
 	if (stacks_size)
@@ -161,6 +168,7 @@ write_regions(void *base, const struct layout *l)
 			 (uint64_t)sizeof(struct profrun_thread)},
 		{PROFRUN_REGION_PAUSE, 1, 0, l->pause_off, WRITER_PAUSE_SIZE},
 		{PROFRUN_REGION_STACKS, 1, 0, l->stacks_off, l->stacks_size},
+		{PROFRUN_REGION_JIT, 1, 0, l->jit_off, WRITER_JIT_SIZE},
 		{PROFRUN_REGION_ARGV, 1, 0, l->argv_off, l->argv_size},
 		{PROFRUN_REGION_LOG, 1, PROFRUN_REGION_REQUIRED, l->log_off,
 		 l->log_size},

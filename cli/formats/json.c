@@ -367,6 +367,7 @@ json_stacks(const struct report *r)
 	json_add_u64(o, "copy_failed", st->copy_failed);
 	json_add_u64(o, "overhead", st->overhead);
 	json_add_u64(o, "unwound_none", st->unwound_none);
+	json_add_u64(o, "jit_stopped", st->jit_stopped);
 	json_add_u64(o, "stack_size", st->stack_size);
 	/* functions[] lists every function on a stack, callers without
 	 * samples of their own too (samples 0): diff compares them */
@@ -393,6 +394,8 @@ json_report(const struct report *r)
 		json_add_u64(s, "libraries", r->in_libs);
 		json_add_u64(s, "vdso", r->in_vdso);
 		json_add_u64(s, "unknown", r->in_unknown);
+		json_add_u64(s, "jit", r->in_jit);
+		json_add_u64(s, "jit_no_map", r->in_jit_no_map);
 	}
 	json_object_object_add(o, "samples", s);
 	json_object_object_add(o, "modules", json_modules(r));

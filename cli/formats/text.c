@@ -132,6 +132,8 @@ print_split(FILE *out, const struct report *r)
 	} part[] = {
 		{r->in_libs, "in libraries"},
 		{r->in_vdso, "in the vdso"},
+		{r->in_jit, "in JIT code"},
+		{r->in_jit_no_map, "in JIT code without a map"},
 		{r->in_unknown, "unknown"},
 	};
 
@@ -139,6 +141,19 @@ print_split(FILE *out, const struct report *r)
 		if (part[i].n > 0)
 			fprintf(out, ", %" PRIu64 " %s (%.1f%%)", part[i].n,
 				part[i].what, report_percent(r, part[i].n));
+}
+
+/* How to have JIT code named, when some is not; why a copy of names was
+ * left out. */
+static void
+print_jit_hint(FILE *out, const struct report *r)
+{
+	if (r->in_jit_no_map > 0)
+		fprintf(out,
+			"JIT: %.1f%% of the samples are in code a runtime compiled without a map naming it (start node with --perf-basic-prof or --perf-prof, python 3.12+ with -X perf, java with -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit)\n",
+			report_percent(r, r->in_jit_no_map));
+	if (r->jit_problem)
+		fprintf(out, "JIT: names left out: %s\n", r->jit_problem);
 }
 
 static void
@@ -156,6 +171,7 @@ print_samples(FILE *out, const struct report *r)
 	else if (r->outside > 0)
 		print_split(out, r);
 	fprintf(out, "\n");
+	print_jit_hint(out, r);
 	if (r->kernel > 0)
 		fprintf(out,
 			"kernel: %.1f%% of the samples were in system calls\n",
@@ -576,6 +592,11 @@ print_stacks(FILE *out, const struct report *r)
 			"  truncated: %" PRIu64
 			" stacks end before the thread's start (a larger --stack-size may reach it)\n",
 			s->truncated);
+	if (s->jit_stopped > 0)
+		fprintf(out,
+			"  in JIT code: %" PRIu64
+			" of them stop in code a runtime compiled, where unwinding cannot go on (its code keeps no frame pointer, and no unwinding record was given for it)\n",
+			s->jit_stopped);
 	if (s->copy_failed > 0)
 		fprintf(out,
 			"  unreadable: %" PRIu64

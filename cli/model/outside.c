@@ -14,7 +14,9 @@
 #include "array.h"
 #include "cli.h"
 #include "image.h"
+#include "jit-names.h"
 #include "outside.h"
+#include "profrun/member-name.h"
 
 static bool
 loaded_at(const struct profile_module *m, uint32_t gen)
@@ -175,18 +177,57 @@ lib_add(struct lib *l, uint64_t addr, uint64_t count)
 	return 0;
 }
 
+/* A sample of PC in code a runtime compiled, named S in J. */
 static int
-add_pc(struct lib_set *set, const struct profile *p,
+add_jit(struct lib_set *set, const struct jit_names *j, const struct jit_sym *s,
+	const struct profile_pc *pc)
+{
+	const char *file = NULL, *start_file = NULL;
+	struct func f = {.module = (char *)OUTSIDE_JIT,
+			 .name = s->name,
+			 .addr = s->start,
+			 .samples = pc->count};
+	int line = (int)jit_names_line(j, s, pc->pc, &file);
+	int start_line = (int)jit_names_line(j, s, s->start, &start_file);
+
+	set->jit += pc->count;
+	f.file = (char *)start_file;
+	f.line = start_line;
+	if (func_list_add(&set->jit_funcs, &f))
+		return -1;
+	f.file = (char *)file;
+	f.line = line;
+	f.caller = s->name;
+	return func_list_add(&set->jit_lines, &f);
+}
+
+/* A sample of PC in no recorded object: named code a runtime compiled,
+ * such code without a name, or unknown. */
+static int
+add_unmapped(struct lib_set *set, const struct profile *p,
+	     const struct jit_names *j, const struct profile_pc *pc)
+{
+	const struct jit_sym *s = jit_names_find(j, pc->pc);
+
+	if (s)
+		return add_jit(set, j, s, pc);
+	if (profile_in_jit(p, pc->pc))
+		set->jit_no_map += pc->count;
+	else
+		set->unknown += pc->count;
+	return 0;
+}
+
+static int
+add_pc(struct lib_set *set, const struct profile *p, const struct jit_names *j,
        const struct profile_pc *pc)
 {
 	const struct profile_module *m = outside_module(p, pc->pc, pc->gen);
 	struct sym_object o;
 	struct lib *l;
 
-	if (!m) {
-		set->unknown += pc->count;
-		return 0;
-	}
+	if (!m)
+		return add_unmapped(set, p, j, pc);
 	if (outside_is_shim(m->path)) {
 		set->overhead += pc->count;
 		return 0;
@@ -202,14 +243,55 @@ add_pc(struct lib_set *set, const struct profile *p,
 	return 0;
 }
 
+/* Keep the first reason a copy of names could not be read. */
+static void
+jit_problem(char **problem, const char *err)
+{
+	if (problem && !*problem)
+		*problem = strdup(err);
+}
+
+int
+outside_jit_names(const struct profile *p, struct jit_names *j, char **problem)
+{
+	char err[512];
+	uint8_t *buf;
+	int ret = 0;
+
+	if (profile_jit_copy(p, PROFRUN_COMPANION_MAP, p->jit_map_size, &buf,
+			     err, sizeof(err)))
+		jit_problem(problem, err);
+	else if (buf)
+		ret = jit_names_parse_map(
+			j, (const char *)buf, p->jit_map_size,
+			!(p->jit_flags & PROFRUN_JIT_MAP_CUT));
+	free(buf);
+	if (ret == 0 &&
+	    profile_jit_copy(p, PROFRUN_COMPANION_JITDUMP, p->jit_dump_size,
+			     &buf, err, sizeof(err)))
+		jit_problem(problem, err);
+	else if (ret == 0 && buf &&
+		 jit_names_parse_dump(j, buf, p->jit_dump_size) == 1)
+		jit_problem(problem, "a jitdump copy is no jitdump");
+	free(buf);
+	return ret || jit_names_finish(j) ? -1 : 0;
+}
+
 int
 lib_set_add(struct lib_set *set, const struct profile *p)
 {
+	struct jit_names j = {0};
 	size_t i;
+	int ret;
 
-	for (i = 0; i < p->npcs; i++)
-		if (add_pc(set, p, &p->pcs[i]))
-			return -1;
+	set->jit_funcs.key = KEY_FUNCTION;
+	set->jit_lines.key = KEY_LINE;
+	ret = outside_jit_names(p, &j, &set->jit_problem);
+	for (i = 0; i < p->npcs && ret == 0; i++)
+		ret = add_pc(set, p, &j, &p->pcs[i]);
+	jit_names_fini(&j);
+	if (ret)
+		return -1;
 	set->unknown += p->pcs_unmapped;
 	set->lost += p->pcs_lost;
 	set->unrecorded += p->pcs_unrecorded;
@@ -234,6 +316,32 @@ add_unknown(struct func_list *funcs, struct func_list *lines, const char *name,
 	return func_list_add(funcs, &f);
 }
 
+/* The named JIT code, and "[JIT code without a map]", into FUNCS and
+ * (when not NULL) LINES. */
+static int
+add_jit_entries(struct func_list *funcs, struct func_list *lines,
+		const struct lib_set *set)
+{
+	struct func f = {.module = (char *)OUTSIDE_JIT,
+			 .name = (char *)OUTSIDE_JIT_NO_MAP,
+			 .caller = (char *)OUTSIDE_JIT_NO_MAP,
+			 .samples = set->jit_no_map};
+	size_t i;
+
+	for (i = 0; i < set->jit_funcs.n; i++)
+		if (func_list_add(funcs, &set->jit_funcs.v[i]))
+			return -1;
+	for (i = 0; lines && i < set->jit_lines.n; i++)
+		if (func_list_add(lines, &set->jit_lines.v[i]))
+			return -1;
+	if (set->jit_no_map == 0)
+		return 0;
+	if (lines && func_list_add(lines, &f))
+		return -1;
+	f.caller = NULL;
+	return func_list_add(funcs, &f);
+}
+
 int
 lib_set_symbolize(struct lib_set *set, struct symbolizer *sz,
 		  struct func_list *funcs, struct func_list *lines)
@@ -248,7 +356,8 @@ lib_set_symbolize(struct lib_set *set, struct symbolizer *sz,
 				     lines))
 			return -1;
 	}
-	if (add_unknown(funcs, lines, "[unknown]", set->unknown) ||
+	if (add_jit_entries(funcs, lines, set) ||
+	    add_unknown(funcs, lines, "[unknown]", set->unknown) ||
 	    add_unknown(funcs, lines, "[PC table full]", set->lost) ||
 	    add_unknown(funcs, lines, "[not recorded]", set->unrecorded)) {
 		cli_error("out of memory");
@@ -265,5 +374,8 @@ lib_set_fini(struct lib_set *set)
 	for (i = 0; i < set->n; i++)
 		free(set->v[i].samples);
 	free(set->v);
+	func_list_fini(&set->jit_funcs);
+	func_list_fini(&set->jit_lines);
+	free(set->jit_problem);
 	memset(set, 0, sizeof(*set));
 }

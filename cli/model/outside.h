@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "func-list.h"
 #include "profile.h"
 #include "symbolize.h"
 
@@ -20,6 +21,11 @@
 /* The file name of profrun's own shim: its samples are the cost of
  * profiling, not the program's. */
 #define OUTSIDE_SHIM "libprofrun.so"
+
+/* The module name of code a runtime compiled ("[JIT]"), and the name of
+ * what of it no perf map or jitdump named. */
+#define OUTSIDE_JIT	   "[JIT]"
+#define OUTSIDE_JIT_NO_MAP "[JIT code without a map]"
 
 /* One object's samples at link-time addresses. */
 struct lib {
@@ -39,6 +45,11 @@ struct lib_set {
 	uint64_t lost;	     /* the PC table was full */
 	uint64_t unrecorded; /* outside, where not recorded */
 	uint64_t overhead;   /* in profrun's shim: left out of the objects */
+	uint64_t jit;	     /* in code a runtime compiled, named */
+	uint64_t jit_no_map; /* in such code that nothing names */
+	struct func_list jit_funcs, jit_lines; /* the named, one per PC */
+	char *jit_problem; /* the first copy of names that could not be
+			    * read, or NULL */
 };
 
 /* True when the object at PATH is profrun's shim. */
@@ -57,6 +68,15 @@ const struct profile_module *outside_module(const struct profile *p,
 /* The object of M (recorded in P) as the symbolizer sees it. */
 struct sym_object outside_object(const struct profile *p,
 				 const struct profile_module *m);
+
+struct jit_names;
+
+/* The names of P's JIT code its copies of the runtime's perf map and
+ * jitdump give, into J (finished for lookups); a copy that cannot be read
+ * is left out, its reason kept in *PROBLEM when that is NULL (PROBLEM may
+ * be NULL).  Returns 0, or -1 when out of memory. */
+int outside_jit_names(const struct profile *p, struct jit_names *j,
+		      char **problem);
 
 /* Add the outside samples of P to SET.  Returns 0, or -1 when out of
  * memory. */

@@ -144,6 +144,10 @@ symbolize_all(struct report *r, struct symbolizer *sz,
 	r->in_vdso = libs.vdso;
 
 	r->in_unknown = libs.unknown + libs.lost + libs.unrecorded;
+	r->in_jit = libs.jit;
+	r->in_jit_no_map = libs.jit_no_map;
+	r->jit_problem = libs.jit_problem;
+	libs.jit_problem = NULL;
 	lib_set_fini(&libs);
 	return ret;
 }
@@ -391,6 +395,7 @@ report_fini(struct report *r)
 	func_list_fini(&r->funcs);
 	func_list_fini(&r->lines);
 	stacks_fini(&r->stacks);
+	free(r->jit_problem);
 	memset(r, 0, sizeof(*r));
 }
 

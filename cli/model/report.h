@@ -108,6 +108,9 @@ struct report {
 	/* the outside samples split (all 0 with --main-only) */
 	uint64_t in_libs, in_vdso; /* in shared libraries, in the vdso */
 	uint64_t in_unknown;	   /* in no known module, or not recorded */
+	uint64_t in_jit;	   /* in code a runtime compiled, named */
+	uint64_t in_jit_no_map;	   /* in such code that nothing names */
+	char *jit_problem; /* why a copy of JIT names was left out, or NULL */
 	struct module_total *mods; /* every module's samples, before
 				    * --module filters the entries */
 	size_t nmods;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "jit-names.h"
 #include "outside.h"
 #include "u64map.h"
 #include "report.h"
@@ -34,6 +35,8 @@ struct builder {
 	struct symbolizer *sz;
 	const struct profile *p;
 	struct unwinder *u;
+	struct jit_names jit;	/* this process's JIT code, named */
+	char jit_key[24];	/* its pid: JIT addresses are its own */
 	struct strmap addrs;	/* "object\1addr" -> struct addr_frames */
 	struct u64map pcs_seen; /* this process's PC | gen << 48 -> the same */
 	struct strmap fns;	/* "module\1name" -> index + 1 */
@@ -112,6 +115,32 @@ locate(struct builder *b, uint64_t pc, uint32_t gen, struct sym_object *o,
 	return false;
 }
 
+/* The frame at run-time PC in no recorded object: JIT code named by
+ * B's process's copies of its runtime's names, JIT code without a map, or
+ * unknown.  Its module into *MODULE, and the key of its process into
+ * *KEY for JIT code (another process has other code there). */
+static void
+unlocated(struct builder *b, uint64_t pc, struct sym_frame *lv,
+	  const char **module, const char **key)
+{
+	const struct jit_sym *s = jit_names_find(&b->jit, pc);
+	const char *file = NULL;
+
+	*lv = (struct sym_frame){.name = OUTSIDE_UNKNOWN,
+				 .symbol = OUTSIDE_UNKNOWN};
+	*module = OUTSIDE_UNKNOWN;
+	*key = "";
+	if (!s && !profile_in_jit(b->p, pc))
+		return;
+	*module = OUTSIDE_JIT;
+	*key = b->jit_key;
+	lv->name = lv->symbol = s ? s->name : OUTSIDE_JIT_NO_MAP;
+	if (s) {
+		lv->line = (int)jit_names_line(&b->jit, s, pc, &file);
+		lv->file = file;
+	}
+}
+
 /* The named frames at run-time PC (a leaf when LEAF). */
 static const struct addr_frames *name_frames(struct builder *b, uint64_t pc,
 					     uint32_t gen);
@@ -148,13 +177,15 @@ name_frames(struct builder *b, uint64_t pc, uint32_t gen)
 	struct strmap_slot *slot;
 	struct addr_frames *af;
 	uint64_t addr = pc;
-	const char *module = OUTSIDE_UNKNOWN;
+	const char *module = OUTSIDE_UNKNOWN, *proc = "";
 	bool known = locate(b, pc, gen, &o, &addr), main;
 	char *key;
 	int n;
 
+	if (!known)
+		unlocated(b, pc, &lv[0], &module, &proc);
 	if (asprintf(&key, "%s\1%s\1%" PRIx64, known ? o.name : module,
-		     known ? o.build_id : "", addr) < 0)
+		     known ? o.build_id : proc, addr) < 0)
 		return NULL;
 	slot = strmap_get(&b->addrs, key);
 	free(key);
@@ -168,8 +199,6 @@ name_frames(struct builder *b, uint64_t pc, uint32_t gen)
 			return NULL;
 		module = o.name;
 	} else {
-		lv[0] = (struct sym_frame){.name = OUTSIDE_UNKNOWN,
-					   .symbol = OUTSIDE_UNKNOWN};
 		n = 1;
 	}
 	main = known && !o.library && o.image == NULL;
@@ -332,6 +361,8 @@ add_pcs(struct builder *b, const uint64_t *pcs, size_t npcs, uint32_t gen,
 	    !(complete || root->entry || is_thread_start(root->symbol))) {
 		flags |= STACK_TRUNCATED;
 		b->s->truncated += count;
+		if (strcmp(root ? root->module : "", OUTSIDE_JIT) == 0)
+			b->s->jit_stopped += count;
 	}
 	b->s->stacks += count;
 	if (n == 0) {
@@ -566,12 +597,16 @@ report_stacks_build(struct report *r, struct symbolizer *sz)
 		b->p = p;
 		u64map_fini(&b->pcs_seen); /* PCs are this process's */
 		b->u = unwinder_new(p);
-		if (b->u == NULL) {
+		snprintf(b->jit_key, sizeof(b->jit_key), "%" PRIi32,
+			 p->hdr.pid);
+		if (b->u == NULL || outside_jit_names(p, &b->jit, NULL)) {
+			unwinder_free(b->u);
 			ret = -1;
 			break;
 		}
 		ret = profile_stacks_each(p, add_stack, b, err, sizeof(err));
 		unwinder_free(b->u);
+		jit_names_fini(&b->jit);
 		b->u = NULL;
 		if (ret && !b->failed) {
 			cli_warn("%s: %s; its stacks are left out", p->path,

@@ -76,6 +76,7 @@ struct report_stacks {
 	uint64_t not_kept;     /* samples whose stack the reservoir did not
 				* keep (by design) */
 	uint64_t copy_failed;  /* samples whose stack could not be copied */
+	uint64_t jit_stopped;  /* of the truncated, ended in JIT code */
 	uint32_t stack_size;   /* bytes copied per stack (largest seen) */
 	struct strmap strs;    /* owns the frames' file names */
 };

@@ -142,6 +142,15 @@ struct profile {
 	uint64_t log_off, log_size;	/* the sample log's region, while still
 				     * to be read (profile_log_load) */
 
+	/* code no object file holds, and copies of its names beside the
+	 * member (none in files of earlier writers and merged members) */
+	struct profrun_jit_range *jit_ranges;
+	size_t njit_ranges;
+	uint32_t jit_flags;		      /* enum profrun_jit_flags */
+	uint64_t jit_map_size, jit_dump_size; /* bytes of the copies */
+	uint64_t jit_off, jit_size; /* its region, while still to be read
+				     * (profile_jit_load) */
+
 	/* the command line (none in files of earlier writers and merged
 	 * members): argc raw arguments, NUL-terminated, in one block */
 	char **argv;
@@ -235,6 +244,16 @@ int profile_region_later(const struct profrun_region *e, size_t head,
 			 uint64_t *off, uint64_t *size, bool *later, char *err,
 			 size_t errlen);
 
+/* A region noted by profile_region_later (*OFF, *SIZE; nothing when
+ * *SIZE is 0) read from FD and given to PARSE; *SIZE set to 0 after.
+ * Returns 0, or -1 with a reason in ERR (WHAT names the region).
+ * (member-regions.c) */
+int profile_region_load(int fd, uint64_t *off, uint64_t *size, const char *what,
+			int (*parse)(const uint8_t *rec, uint64_t size,
+				     struct profile *p, char *err,
+				     size_t errlen),
+			struct profile *p, char *err, size_t errlen);
+
 /* The extent of the region list, like the above (member-regions.c). */
 size_t profile_region_list_regions(const struct profrun_header *h,
 				   struct region *r);
@@ -313,6 +332,25 @@ int profile_parse_log(const uint8_t *buf, size_t avail, struct profile *p,
 /* After profile_parse_log() of a member read only up to its known end:
  * read the log from FD.  Returns 0, or -1 with a reason in ERR. */
 int profile_log_load(int fd, struct profile *p, char *err, size_t errlen);
+
+/* Read the JIT code record of the validated member image BUF (AVAIL
+ * bytes in memory) into P, or note where to read it later.  Returns 0, or
+ * -1 with a reason in ERR.  (member-jit.c) */
+int profile_parse_jit(const uint8_t *buf, size_t avail, struct profile *p,
+		      char *err, size_t errlen);
+
+/* After profile_parse_jit() of a member read only up to its known end:
+ * read the record from FD.  Returns 0, or -1 with a reason in ERR. */
+int profile_jit_load(int fd, struct profile *p, char *err, size_t errlen);
+
+/* Whether PC lies in executable memory of P that no object file backs. */
+bool profile_in_jit(const struct profile *p, uint64_t pc);
+
+/* The copy beside P's member named P->path + SUFFIX (PROFRUN_COMPANION_*),
+ * of SIZE bytes as the member says, into *OUT (malloc'd; NULL when SIZE is
+ * 0).  Returns 0, or -1 with a reason in ERR (missing, or not that size). */
+int profile_jit_copy(const struct profile *p, const char *suffix, uint64_t size,
+		     uint8_t **out, char *err, size_t errlen);
 
 /* Add N samples, one per key (PC | generation << 48), to P's outside PCs,
  * and settle its outside counts.  Returns 0, or -1 with a reason in ERR.

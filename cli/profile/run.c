@@ -339,12 +339,14 @@ fail:
 
 /* ---------------------------------------------------------------- writing */
 
-/* Whether the entry E of the run directory DIR is a member file: a member
- * name, and a regular file (opened without following a link or waiting on
- * a FIFO) that begins with the magic of a profile, or is empty (the shim
- * makes a member, then sizes it: one killed between leaves it empty). */
+/* Whether the file NAME of the run directory DIR is a member file: a
+ * regular file (opened without following a link or waiting on a FIFO)
+ * that begins with the magic of a profile, or is empty (the shim makes a
+ * member, then sizes it: one killed between leaves it empty).  With
+ * MAGIC false, any regular file (a companion's contents are the
+ * runtime's). */
 static bool
-is_member_entry(DIR *dir, const struct dirent *e)
+is_member_file(DIR *dir, const char *name, bool magic_needed)
 {
 	static const char magic[PROFRUN_MAGIC_LEN] = PROFRUN_MAGIC;
 	char head[PROFRUN_MAGIC_LEN];
@@ -352,20 +354,53 @@ is_member_entry(DIR *dir, const struct dirent *e)
 	bool ok = false;
 	int fd;
 
-	if (!profrun_member_name_parse(e->d_name, NULL, NULL) ||
-	    (e->d_type != DT_REG && e->d_type != DT_UNKNOWN))
-		return false;
-	fd = openat(dirfd(dir), e->d_name,
+	fd = openat(dirfd(dir), name,
 		    O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY);
 	if (fd < 0)
 		return false;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-		ok = st.st_size == 0 ||
+		ok = !magic_needed || st.st_size == 0 ||
 		     (pread(fd, head, sizeof(head), 0) ==
 			      (ssize_t)sizeof(head) &&
 		      memcmp(head, magic, sizeof(head)) == 0);
 	close(fd);
 	return ok;
+}
+
+/* Whether the entry E of the run directory DIR is a member file (see
+ * is_member_file()), or a companion beside one (<member>.map,
+ * <member>.jitdump: the runtime's names of JIT code, copied at exit and
+ * exec): a regular file whose member is a member file of DIR.  With
+ * REMOVING, a companion whose member is gone is accepted too: the walk
+ * that removes members may have removed it first (a walk that does not
+ * remove checked it before). */
+static bool
+is_member_entry(DIR *dir, const struct dirent *e, bool removing)
+{
+	char member[PROFRUN_MEMBER_NAME_MAX];
+	const char *dot;
+	size_t len;
+
+	if (e->d_type != DT_REG && e->d_type != DT_UNKNOWN)
+		return false;
+	if (profrun_member_name_parse(e->d_name, NULL, NULL))
+		return is_member_file(dir, e->d_name, true);
+	if (!profrun_member_companion_parse(e->d_name))
+		return false;
+	dot = strrchr(e->d_name, '.');
+	len = (size_t)(dot - e->d_name);
+	if (len >= sizeof(member))
+		return false;
+	memcpy(member, e->d_name, len);
+	member[len] = '\0';
+	if (!profrun_member_name_parse(member, NULL, NULL) ||
+	    !is_member_file(dir, e->d_name, false))
+		return false;
+	if (is_member_file(dir, member, true))
+		return true;
+	return removing &&
+	       faccessat(dirfd(dir), member, F_OK, AT_SYMLINK_NOFOLLOW) < 0 &&
+	       errno == ENOENT;
 }
 
 /* Refuse PATH (after an error ending in HINT) unless it is a directory of
@@ -391,7 +426,7 @@ walk_run_dir(const char *path, bool remove, const char *hint)
 	while (ret == 0 && (e = readdir(dir)) != NULL) {
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
-		if (!is_member_entry(dir, e)) {
+		if (!is_member_entry(dir, e, remove)) {
 			cli_error("%s: holds '%s', which is not a profile; %s",
 				  path, e->d_name, hint);
 			ret = -1;

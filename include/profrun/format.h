@@ -97,6 +97,14 @@ enum profrun_module_kind {
 	PROFRUN_MODULE_VDSO = 2,    /* the kernel's vdso (image at vdso_off) */
 };
 
+/* profrun_module.flags */
+enum profrun_module_flags {
+	/* one more executable mapping of a file the link maps hold (or of
+	 * one they do not), found in /proc/self/maps: start and end are that
+	 * mapping's, load_bias maps it to the file's link-time addresses */
+	PROFRUN_MODULE_F_MAPPING = 1u << 0,
+};
+
 /* The self-describing list of a member's regions: every region the
  * writer laid out, with its kind and that kind's layout version.  A reader
  * skips a kind it does not know, unless the entry says the file cannot be
@@ -125,6 +133,8 @@ enum profrun_region_kind {
 				     * profrun_argv, then its strings */
 	PROFRUN_REGION_LOG = 14,    /* the first samples, one PC each:
 				     * struct profrun_log, then its keys */
+	PROFRUN_REGION_JIT = 15,    /* code no object file holds: struct
+				     * profrun_jit, then its ranges */
 };
 
 #define PROFRUN_REGION_REQUIRED 1u  /* profrun_region.flags */
@@ -136,6 +146,40 @@ struct profrun_region {
 	uint16_t flags;	  /* PROFRUN_REGION_REQUIRED */
 	uint64_t off;	  /* file offset */
 	uint64_t size;	  /* bytes */
+};
+
+/* profrun_jit.flags */
+enum profrun_jit_flags {
+	PROFRUN_JIT_MAP = 1u << 0,	   /* a perf map was copied */
+	PROFRUN_JIT_MAP_CUT = 1u << 1,	   /* ...cut at PROFRUN_JIT_COPY_MAX */
+	PROFRUN_JIT_DUMP = 1u << 2,	   /* a jitdump was copied */
+	PROFRUN_JIT_DUMP_CUT = 1u << 3,	   /* ...cut at PROFRUN_JIT_COPY_MAX */
+	PROFRUN_JIT_COPY_FAILED = 1u << 4, /* a copy could not be written */
+};
+
+#define PROFRUN_JIT_RANGES   256u		 /* ranges the shim keeps */
+#define PROFRUN_JIT_COPY_MAX (64u * 1024 * 1024) /* bytes per copy */
+
+/* Code no object file holds (region PROFRUN_REGION_JIT, version 1, found
+ * only through the list): this head, then range_slots ranges of
+ * executable memory that no loaded ELF file backs (anonymous memory, a
+ * deleted or non-ELF file: code a runtime compiled), as the scans of
+ * /proc/self/maps saw them, merged where they touch.  The names of that
+ * code are in the copies, beside the member, of the runtime's perf map
+ * ("<member>.map", map_size bytes) and jitdump ("<member>.jitdump",
+ * dump_size bytes), made when the image ends. */
+struct profrun_jit {
+	uint32_t range_slots;	/* struct profrun_jit_range that follow */
+	uint32_t range_count;	/* of them in use */
+	uint32_t ranges_merged; /* ranges merged into the nearest for room */
+	uint32_t flags;		/* enum profrun_jit_flags */
+	uint64_t map_size;	/* bytes of the perf map copy, 0 = none */
+	uint64_t dump_size;	/* bytes of the jitdump copy, 0 = none */
+	uint64_t reserved[4];
+};
+
+struct profrun_jit_range {
+	uint64_t start, end; /* runtime addresses */
 };
 
 /* header.timer_kind */
@@ -320,7 +364,7 @@ struct profrun_module {
 	uint32_t gen_loaded; /* generation of the scan that found it */
 	uint32_t gen_unloaded; /* generation of the scan that missed it, 0 */
 	uint32_t build_id_len;
-	uint32_t reserved;
+	uint32_t flags; /* enum profrun_module_flags */
 	uint8_t build_id[PROFRUN_BUILD_ID_MAX];
 };
 
@@ -433,6 +477,7 @@ _Static_assert(sizeof(struct profrun_frame_record) == 8, "frame record");
 _Static_assert(sizeof(struct profrun_pause) == 64, "pause record size");
 _Static_assert(sizeof(struct profrun_argv) == 16, "argv head size");
 _Static_assert(sizeof(struct profrun_log) == 32, "log head size");
+_Static_assert(sizeof(struct profrun_jit) == 64, "JIT head size");
 
 /* Bucket i covers link-time [text_start + i*bucket_size,
  * text_start + (i+1)*bucket_size). */

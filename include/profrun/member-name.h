@@ -18,6 +18,11 @@
 
 #define PROFRUN_MEMBER_SUFFIX ".prof"
 
+/* Files a member may have beside it, named after it: the copy of the
+ * perf map and of the jitdump of its process ("<pid>.prof.map"). */
+#define PROFRUN_COMPANION_MAP	  ".map"
+#define PROFRUN_COMPANION_JITDUMP ".jitdump"
+
 /* Decimal V at BUF; returns the digits written (no NUL). */
 static inline size_t
 profrun_member_decimal(char *buf, uint64_t v)
@@ -69,10 +74,12 @@ profrun_member_number(const char **s, uint64_t *v)
 	return true;
 }
 
-/* Whether NAME is a member name; if so its PID and SEQ (0 for
+/* Whether NAME is a member name followed by TAIL (a NUL-terminated
+ * suffix, "" for the member itself); if so its PID and SEQ (0 for
  * "<pid>.prof").  PID and SEQ may be NULL. */
 static inline bool
-profrun_member_name_parse(const char *name, uint64_t *pid, uint64_t *seq)
+profrun_member_name_parse_tail(const char *name, const char *tail,
+			       uint64_t *pid, uint64_t *seq)
 {
 	static const char suffix[] = PROFRUN_MEMBER_SUFFIX;
 	uint64_t p, q = 0;
@@ -85,14 +92,38 @@ profrun_member_name_parse(const char *name, uint64_t *pid, uint64_t *seq)
 		if (!profrun_member_number(&name, &q))
 			return false;
 	}
-	for (i = 0; i < sizeof(suffix); i++)
+	for (i = 0; i + 1 < sizeof(suffix); i++)
 		if (name[i] != suffix[i])
 			return false;
+	for (name += i; *tail != '\0'; name++, tail++)
+		if (*name != *tail)
+			return false;
+	if (*name != '\0')
+		return false;
 	if (pid)
 		*pid = p;
 	if (seq)
 		*seq = q;
 	return true;
+}
+
+/* Whether NAME is a member name; if so its PID and SEQ (0 for
+ * "<pid>.prof").  PID and SEQ may be NULL. */
+static inline bool
+profrun_member_name_parse(const char *name, uint64_t *pid, uint64_t *seq)
+{
+	return profrun_member_name_parse_tail(name, "", pid, seq);
+}
+
+/* Whether NAME is a member's companion file (a member name followed by
+ * PROFRUN_COMPANION_MAP or PROFRUN_COMPANION_JITDUMP). */
+static inline bool
+profrun_member_companion_parse(const char *name)
+{
+	return profrun_member_name_parse_tail(name, PROFRUN_COMPANION_MAP, NULL,
+					      NULL) ||
+	       profrun_member_name_parse_tail(name, PROFRUN_COMPANION_JITDUMP,
+					      NULL, NULL);
 }
 
 #endif /* PROFRUN_MEMBER_NAME_H */

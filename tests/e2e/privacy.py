@@ -243,5 +243,43 @@ def symlinked_member_refused_without_opening_target(tmp):
            "the linked profile was read")
 
 
+@case
+def member_companions_replaced_with_it_orphans_refused(tmp):
+    """A member's companions (<member>.map, <member>.jitdump: a runtime's
+    names of its JIT code) are part of the run: -o DIR accepts and
+    removes them with their member.  A companion of no member, or one
+    that is a symbolic link, is not: the run refuses, and it stays."""
+    out = record(tmp, "run.prof", "ratio", "0.1")
+    member = os.path.basename(members(out)[0])
+    for suffix in (".map", ".jitdump"):
+        with open(os.path.join(out, member + suffix), "w") as f:
+            f.write("7f0000000000 10 LazyCompile:*fib\n")
+    cp = run([PROFRUN, "-q", "-o", out, wl("stacks"), "ratio", "0.1"])
+    expect(cp.returncode == 0, f"run over a member and its companions: exit {cp.returncode}: {cp.stderr}")
+    left = os.listdir(out)
+    expect(not any(n == member + ".map" or n == member + ".jitdump" for n in left),
+           f"the old companions stayed: {left}")
+    member = os.path.basename(members(out)[0])
+    for name, make in (("99999.prof.map", "file"), (member + ".jitdump", "link")):
+        for n in os.listdir(out):
+            if n.endswith((".map", ".jitdump")):
+                os.unlink(os.path.join(out, n))
+        path = os.path.join(out, name)
+        if make == "file":
+            with open(path, "w") as f:
+                f.write("notes\n")
+        else:
+            target = os.path.join(tmp, "target")
+            with open(target, "w") as f:
+                f.write("keep\n")
+            os.symlink(target, path)
+        before = sorted(os.listdir(out))
+        cp = run([PROFRUN, "-q", "-o", out, wl("stacks"), "ratio", "0.1"])
+        line = one_line_error(cp, f"run over {name} ({make})")
+        expect(name in line and "not a profile" in line, f"{name} ({make}): {line}")
+        expect(sorted(os.listdir(out)) == before, f"{name} ({make}): the directory changed")
+        os.unlink(path)
+
+
 if __name__ == "__main__":
     sys.exit(e2e.main(prog="privacy.py"))
