@@ -253,6 +253,7 @@ each_slot(const struct profile *p, const uint8_t *buf, size_t n,
 		s.count = head.count;
 		s.gen = head.gen;
 		s.sp = head.sp;
+		s.time_ns = head.time_ns;
 		memcpy(s.regs, head.regs, sizeof(s.regs));
 		s.data = slot + sizeof(head);
 		s.size = head.size;

@@ -77,13 +77,22 @@ struct profile_frames {
 /* One committed stack of a member. */
 struct profile_stack {
 	int32_t tid;
-	uint32_t flags; /* PROFRUN_STACK_PARTIAL */
-	uint32_t count; /* samples it stands for */
-	uint32_t gen;	/* module generation when taken */
-	uint64_t sp;	/* address of data[0] */
+	uint32_t flags;	  /* PROFRUN_STACK_PARTIAL */
+	uint32_t count;	  /* samples it stands for */
+	uint32_t gen;	  /* module generation when taken */
+	uint64_t sp;	  /* address of data[0] */
+	uint64_t time_ns; /* with PROFRUN_STACK_TIMED: since the start */
 	uint64_t regs[PROFRUN_STACK_REGS];
 	const uint8_t *data;
 	uint32_t size;
+};
+
+/* One sample of the timeline, in time order. */
+struct profile_tick {
+	uint64_t t_ns;	 /* since the process's start */
+	uint64_t key;	 /* PC | generation << 48 */
+	uint32_t thread; /* index of its thread record in the file,
+			  * PROFRUN_TIMELINE_NO_THREAD when none */
 };
 
 /* One member file: one process image. */
@@ -140,6 +149,14 @@ struct profile {
 					 * from the file (profile_pause_load) */
 	uint64_t log_off, log_size;	/* the sample log's region, while still
 				     * to be read (profile_log_load) */
+
+	/* the timeline (none in files of earlier writers and merged
+	 * members): the samples in time order, up to its capacity */
+	bool has_timeline;
+	struct profile_tick *ticks;
+	size_t nticks;
+	uint64_t ticks_beyond; /* samples after it was full: not in it */
+	uint64_t timeline_off, timeline_size; /* its region, to be read */
 
 	/* the command line (none in files of earlier writers and merged
 	 * members): argc raw arguments, NUL-terminated, in one block */
@@ -304,6 +321,15 @@ int profile_parse_log(const uint8_t *buf, size_t avail, struct profile *p,
 /* After profile_parse_log() of a member read only up to its known end:
  * read the log from FD.  Returns 0, or -1 with a reason in ERR. */
 int profile_log_load(int fd, struct profile *p, char *err, size_t errlen);
+
+/* Note where the timeline of the validated member image BUF is, to be
+ * read by profile_timeline_load (member-timeline.c). */
+int profile_parse_timeline(const uint8_t *buf, struct profile *p, char *err,
+			   size_t errlen);
+
+/* Read the timeline noted by profile_parse_timeline from FD into P's
+ * ticks, in time order.  Returns 0, or -1 with a reason in ERR. */
+int profile_timeline_load(int fd, struct profile *p, char *err, size_t errlen);
 
 /* Add N samples, one per key (PC | generation << 48), to P's outside PCs,
  * and settle its outside counts.  Returns 0, or -1 with a reason in ERR.

@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Samples in time order: the timeline a member keeps (each sample's
+time and thread), and the views of it: speedscope's file format, Chrome's
+trace event format, --time windows, the html page's timeline.
+
+The workload (tests/workloads/phases.c) runs phase_a, phase_b, phase_a
+for equal CPU time on its main thread, optionally beside a thread named
+"worker" running phase_w: by construction the middle third of the main
+thread's samples, in time order, is phase_b, and the first and last
+thirds phase_a.  Phases are judged away from their edges (the middle of
+each third), each of those of at least PART samples: of its samples in
+phase_a or phase_b (the rest are the loop's, reading the CPU clock), at
+least 98% are the phase's (one of the other phase there is a misplaced
+sample: none is expected).
+
+Usage: e2e_time.py CASE (exit 0 pass, 1 fail, 77 skip)."""
+
+import os
+import struct
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from e2e import PROFRUN, Skip, expect, report_json, run, wl  # noqa: E402
+import e2e  # noqa: E402
+import mkprofile  # noqa: E402
+
+CASES = {}
+FREQ = e2e.DEFAULT_FREQ
+PART = 100   # samples each phase is judged on
+HEADER_FMT = mkprofile.HEADER_FMT + "QIIIIQII"
+HEADER_FIELDS = (
+    "magic version min_version header_size file_size strings_off strings_size "
+    "wrap_slots wraps_off hist_off nbuckets text_start text_end load_bias "
+    "bucket_size scale pid ppid exe_off note_off build_id_len tick_hz build_id "
+    "rate_requested interval_us start_ns end_ns cpu_user_ns cpu_sys_ns "
+    "cpu_start_ns reserved1 samples_total samples_outside wraps_lost state "
+    "flags exit_code reserved2 pcs_off pc_slots pc_probe pcs_lost modules_off "
+    "module_slots module_count modstr_off modstr_size modules_lost "
+    "mod_generation vdso_size vdso_off pcs_unmapped threads_off thread_slots "
+    "thread_count timer_kind interval_ns regions_off region_count "
+    "reserved3").split()
+REGION_TIMELINE = 16
+NS_MASK = (1 << 48) - 1
+
+
+def case(fn):
+    CASES[fn.__name__.replace("_", "-")] = fn
+    return fn
+
+
+def member_timeline(path):
+    """The header (a dict), the thread records (index -> (tid, name)) and
+    the timeline of the member file PATH, read as docs/format.md says: a
+    (claimed, base_ns, [(t_ns, pc, thread index)] in claim order) tuple,
+    or None when it has no timeline."""
+    with open(path, "rb") as f:
+        buf = f.read()
+    h = dict(zip(HEADER_FIELDS, struct.unpack_from(HEADER_FMT, buf)))
+    threads = {}
+    for i in range(h["thread_slots"]):
+        tid, = struct.unpack_from("<i", buf, h["threads_off"] + 64 * i)
+        name = buf[h["threads_off"] + 64 * i + 40:][:16].split(b"\0")[0]
+        if tid != 0:
+            threads[i] = (tid, name.decode())
+    for i in range(h["region_count"]):
+        kind, _ver, _flags, off, size = struct.unpack_from("<IHHQQ", buf,
+                                                           h["regions_off"] + 24 * i)
+        if kind != REGION_TIMELINE:
+            continue
+        top = off + size - 32
+        slots, _fl, claimed, base = struct.unpack_from("<IIQq", buf, top)
+        slots = slots or (top - off) // 16
+        entries = []
+        for n in range(min(claimed, slots)):
+            key, when = struct.unpack_from("<QQ", buf, top - 16 * (n + 1))
+            if key:
+                entries.append((when & NS_MASK, key & ((1 << 48) - 1), when >> 48))
+        return h, threads, (claimed, base, entries)
+    return h, threads, None
+
+
+def symbol_ranges(exe, names):
+    """{name: (lo, hi)} link-time extents of the functions NAMES in EXE."""
+    out = subprocess.run(["nm", "-S", exe], capture_output=True, text=True,
+                         check=True).stdout
+    got = {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 4 and f[3] in names:
+            got[f[3]] = (int(f[0], 16), int(f[0], 16) + int(f[1], 16))
+    expect(set(got) == set(names), f"symbols {sorted(got)} of {sorted(names)} in {exe}")
+    return got
+
+
+def record_phases(tmp, name, *extra, worker=True):
+    """Run the phases workload under profrun -F FREQ (with EXTRA options)
+    until its main thread has PART samples in the middle of each third: the
+    run directory and its one member's path."""
+    out = os.path.join(tmp, name)
+
+    def attempt(seconds):
+        cp = run([PROFRUN, "-q", "-F", str(FREQ), *extra, "-o", out, wl("phases"),
+                  seconds, *(["worker"] if worker else [])], timeout=300)
+        expect(cp.returncode == 0 and cp.stdout == "phases done\n",
+               f"phases: exit {cp.returncode}: {cp.stdout!r} {cp.stderr!r}")
+        rep = report_json(out, "--by-thread")
+        main = [t["samples"] for p in rep["processes"] for t in p["threads"]
+                if t["name"] != "worker"]
+        return out, [(max(main) // 6, PART)]
+    out = e2e.gather(attempt, e2e.cpu_for(6 * PART))
+    members = os.listdir(out)
+    expect(len(members) == 1, f"members {members}")
+    return out, os.path.join(out, members[0])
+
+
+def check_phase(got, other, what):
+    """GOT samples of the phase expected, OTHER of the other one: at least
+    PART in all, at least 98% the expected one's."""
+    expect(got + other >= PART and got >= 0.98 * (got + other),
+           f"{what}: {got} samples of it, {other} of the other phase")
+
+
+def thirds(seq):
+    """The middle halves of the first, second and last thirds of SEQ: the
+    phases away from their edges."""
+    n = len(seq)
+    return [seq[int(n * (k + 0.25) / 3):int(n * (k + 0.75) / 3)] for k in range(3)]
+
+
+@case
+def timeline_keeps_each_sample_with_time_and_thread(tmp):
+    out, member = record_phases(tmp, "tl.prof")
+    h, threads, tl = member_timeline(member)
+    expect(tl is not None, "the member has no timeline region")
+    claimed, base, entries = tl
+    expect(base > 0, f"timeline base {base}")
+    # every sample is in it (far fewer than its capacity), stored
+    expect(claimed == h["samples_total"] == len(entries),
+           f"timeline: {claimed} claimed, {len(entries)} stored, "
+           f"{h['samples_total']} samples")
+    span = h["end_ns"] - h["start_ns"]
+    expect(all(0 <= t <= span for t, _, _ in entries),
+           f"sample times outside the process's life of {span} ns")
+    # each sample on a thread of the process, as many as its record counts
+    by_thread = {}
+    for _, _, th in entries:
+        by_thread[th] = by_thread.get(th, 0) + 1
+    names = {threads[i][1]: n for i, n in by_thread.items() if i in threads}
+    expect(set(by_thread) <= set(threads) and len(names) == 2 and "worker" in names,
+           f"samples by thread record {by_thread}, records {threads}")
+    rep = report_json(out, "--by-thread")
+    recs = {t["name"]: t["samples"] for p in rep["processes"] for t in p.get("threads", [])}
+    expect(names == {k: v for k, v in recs.items() if k in names},
+           f"timeline's samples per thread {names}, thread records {recs}")
+    # in time order, the main thread's PCs go a, b, a
+    sym = symbol_ranges(wl("phases"), ["phase_a", "phase_b", "phase_w"])
+    worker = [i for i, (_, n) in threads.items() if n == "worker"][0]
+    main = sorted((t, pc - h["load_bias"]) for t, pc, th in entries if th != worker)
+
+    def share(part, fn):
+        lo, hi = sym[fn]
+        return sum(1 for _, a in part if lo <= a < hi)
+    for k, (part, fn) in enumerate(zip(thirds(main), ("phase_a", "phase_b", "phase_a"))):
+        other = "phase_b" if fn == "phase_a" else "phase_a"
+        check_phase(share(part, fn), share(part, other),
+                    f"main thread's third {k + 1} in time order is {fn}")
+    wpcs = [pc - h["load_bias"] for _, pc, th in entries if th == worker]
+    inw = sum(1 for a in wpcs if sym["phase_w"][0] <= a < sym["phase_w"][1])
+    expect(inw >= 0.8 * len(wpcs), f"the worker's samples: {inw} of {len(wpcs)} in phase_w")
+
+
+if __name__ == "__main__":
+    sys.exit(e2e.main(CASES, "e2e_time.py"))
