@@ -104,7 +104,7 @@ print_usage(void)
 
 	fputs(report_usage_head, stdout);
 	for (i = 0; (f = report_format_at(i)) != NULL; i++)
-		printf("                        %-9s %s\n", f->name, f->what);
+		printf("                        %-11s %s\n", f->name, f->what);
 	fputs(report_usage_tail, stdout);
 }
 
@@ -245,10 +245,14 @@ int
 report_paths(char *const *paths, size_t n, const struct report_opts *opts,
 	     FILE *out)
 {
+	const struct report_format *f = report_format_find(opts->format);
+	struct report_opts o = *opts;
 	struct run run;
 	struct report r;
 	int ret;
 
+	o.timeline = f != NULL && f->timeline;
+	opts = &o;
 	if (run_load_many(paths, n, &run))
 		return EXIT_FAIL;
 	if (report_build(&r, &run, opts)) {

@@ -339,6 +339,8 @@ report_build(struct report *r, const struct run *run,
 		func_list_finish(&r->lines);
 		ret = report_stacks_build(r, sz);
 	}
+	if (ret == 0 && opts->timeline)
+		ret = report_timeline_build(r, sz);
 	symbolizer_free(sz);
 	if (ret) {
 		report_fini(r);
@@ -370,6 +372,7 @@ report_fini(struct report *r)
 	func_list_fini(&r->funcs);
 	func_list_fini(&r->lines);
 	stacks_fini(&r->stacks);
+	timeline_fini(&r->timeline);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -11,6 +11,7 @@
 #include "run.h"
 #include "stacks.h"
 #include "symbolize.h"
+#include "timeline.h"
 
 /* One executable of the run (executables.c). */
 struct exe_total {
@@ -43,6 +44,7 @@ struct report_opts {
 	const char *callers; /* --callers FUNC: who calls FUNC; NULL = no */
 	const char *callees; /* --callees FUNC: whom FUNC calls */
 	bool call_graph;     /* --call-graph: gprof's call graph */
+	bool timeline;	     /* build the samples in time order */
 };
 
 /* True when OPTS asks for a view of the call stacks. */
@@ -103,7 +105,8 @@ struct report {
 	struct exe_total *exes; /* by CPU time, most first */
 	size_t nexes;
 
-	struct report_stacks stacks; /* call stacks (profrun -g) */
+	struct report_stacks stacks;	 /* call stacks (profrun -g) */
+	struct report_timeline timeline; /* with opts->timeline */
 };
 
 /* Select, symbolize and merge RUN's members as OPTS asks.  Returns 0, or

@@ -147,6 +147,30 @@ def check_count(got, cpu, hz, what):
            f"{what}: {got} samples for {cpu:.3f} s of CPU at {hz} Hz, expected {want:.0f} ± {tol:.0f}")
 
 
+def chromium():
+    """The headless browser's command, or Skip."""
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if shutil.which(name):
+            return name
+    raise Skip("chromium not installed (tools/setup installs it)")
+
+
+def headless(tmp, url, *flags):
+    """Headless Chromium on URL with FLAGS (--dump-dom, --screenshot=...),
+    offline and with a profile of its own in TMP: the completed process."""
+    cp = run([chromium(), "--headless", "--no-sandbox", "--disable-gpu",
+              "--disable-background-networking", "--disable-component-update",
+              "--disable-sync", "--no-first-run",
+              f"--user-data-dir={os.path.join(tmp, 'chromium')}", *flags, url], timeout=90)
+    expect(cp.returncode == 0, f"chromium: {cp.stderr[-2000:]}")
+    return cp
+
+
+def dump_dom(tmp, page, fragment="", *flags):
+    """The DOM of the file PAGE (#FRAGMENT) after its script ran."""
+    return headless(tmp, "file://" + page + fragment, *flags, "--dump-dom").stdout
+
+
 def one_line_error(cp, what):
     """A clean refusal: non-zero exit, no crash, one line naming profrun."""
     expect(cp.returncode > 0, f"{what}: exit {cp.returncode}, expected a non-zero exit")

@@ -16,7 +16,10 @@ sample: none is expected).
 
 Usage: e2e_time.py CASE (exit 0 pass, 1 fail, 77 skip)."""
 
+import base64
+import json
 import os
+import shutil
 import struct
 import subprocess
 import sys
@@ -28,7 +31,7 @@ import mkprofile  # noqa: E402
 
 CASES = {}
 FREQ = e2e.DEFAULT_FREQ
-PART = 100   # samples each phase is judged on
+PART = 60    # samples each phase is judged on
 HEADER_FMT = mkprofile.HEADER_FMT + "QIIIIQII"
 HEADER_FIELDS = (
     "magic version min_version header_size file_size strings_off strings_size "
@@ -94,7 +97,7 @@ def symbol_ranges(exe, names):
     return got
 
 
-def record_phases(tmp, name, *extra, worker=True):
+def record_phases(tmp, name, *extra, worker=True, part=PART):
     """Run the phases workload under profrun -F FREQ (with EXTRA options)
     until its main thread has PART samples in the middle of each third: the
     run directory and its one member's path."""
@@ -108,8 +111,8 @@ def record_phases(tmp, name, *extra, worker=True):
         rep = report_json(out, "--by-thread")
         main = [t["samples"] for p in rep["processes"] for t in p["threads"]
                 if t["name"] != "worker"]
-        return out, [(max(main) // 6, PART)]
-    out = e2e.gather(attempt, e2e.cpu_for(6 * PART))
+        return out, [(max(main) // 6, part)]
+    out = e2e.gather(attempt, e2e.cpu_for(6 * part))
     members = os.listdir(out)
     expect(len(members) == 1, f"members {members}")
     return out, os.path.join(out, members[0])
@@ -169,6 +172,124 @@ def timeline_keeps_each_sample_with_time_and_thread(tmp):
     wpcs = [pc - h["load_bias"] for _, pc, th in entries if th == worker]
     inw = sum(1 for a in wpcs if sym["phase_w"][0] <= a < sym["phase_w"][1])
     expect(inw >= 0.8 * len(wpcs), f"the worker's samples: {inw} of {len(wpcs)} in phase_w")
+
+
+def speedscope(out, *extra):
+    """The speedscope file of the run OUT, checked against the format's
+    schema in what it says of each part."""
+    cp = run([PROFRUN, "report", "--format", "speedscope", *extra, out])
+    expect(cp.returncode == 0, f"report --format speedscope: {cp.stderr}")
+    d = json.loads(cp.stdout)
+    expect(d["$schema"] == "https://www.speedscope.app/file-format-schema.json",
+           f"$schema {d.get('$schema')}")
+    frames = d["shared"]["frames"]
+    expect(all(isinstance(f["name"], str) for f in frames), "frames without names")
+    for p in d["profiles"]:
+        expect(p["type"] == "sampled" and p["unit"] == "seconds" and
+               len(p["samples"]) == len(p["weights"]) > 0,
+               f"profile {p['name']}: {p['type']}, {p['unit']}, "
+               f"{len(p['samples'])} samples, {len(p['weights'])} weights")
+        expect(all(0 <= i < len(frames) for smp in p["samples"] for i in smp),
+               f"profile {p['name']}: a frame index out of range")
+        expect(abs(p["endValue"] - p["startValue"] - sum(p["weights"])) < 1e-3,
+               f"profile {p['name']}: its span is not its weights'")
+    return d, cp.stdout
+
+
+def leaf_thirds(d, profile):
+    """The leaf functions of PROFILE's samples in the middle halves of the
+    thirds of its time, by weight: a sample standing for n (merged timer
+    expirations, its weight n times the least) n times."""
+    frames = d["shared"]["frames"]
+    total, at, parts = sum(profile["weights"]), 0.0, [[], [], []]
+    least = min(profile["weights"])
+    for smp, w in zip(profile["samples"], profile["weights"]):
+        mid = (at + w / 2) / total
+        at += w
+        k = min(2, int(mid * 3))
+        if 0.25 <= mid * 3 - k <= 0.75:
+            parts[k] += [frames[smp[-1]]["name"]] * round(w / least)
+    return parts
+
+
+def check_speedscope_phases(d, cpu, what):
+    """Two profiles, the main thread's first; its thirds a, b, a; its
+    weights its CPU time."""
+    names = [p["name"] for p in d["profiles"]]
+    expect(len(names) == 2 and names[0].startswith("phases (pid ") and
+           "): phases (tid " in names[0] and "): worker (tid " in names[1],
+           f"{what}: profiles {names}")
+    main = d["profiles"][0]
+    for k, (part, fn) in enumerate(zip(leaf_thirds(d, main), ("phase_a", "phase_b", "phase_a"))):
+        other = "phase_b" if fn == "phase_a" else "phase_a"
+        check_phase(part.count(fn), part.count(other),
+                    f"{what}: the main thread's third {k + 1} of the timeline is {fn}")
+    got = sum(main["weights"])
+    expect(abs(got - cpu) <= 0.15 * cpu + 0.05,
+           f"{what}: the main thread's weights add up to {got:.3f} s, its CPU {cpu:.3f} s")
+
+
+def main_thread_cpu(out):
+    rep = report_json(out, "--by-thread")
+    return [t["cpu_seconds"] for p in rep["processes"] for t in p["threads"]
+            if t["name"] != "worker"][0]
+
+
+@case
+def speedscope_middle_third_is_phase_b(tmp):
+    out, _ = record_phases(tmp, "flat.prof")
+    d, _ = speedscope(out)
+    expect(all(len(smp) == 1 for p in d["profiles"] for smp in p["samples"]),
+           "without -g a sample is more than its function")
+    check_speedscope_phases(d, main_thread_cpu(out), "flat")
+    out, _ = record_phases(tmp, "g.prof", "-g")
+    d, _ = speedscope(out)
+    frames = d["shared"]["frames"]
+    for p, fn in zip(d["profiles"], ("main", "worker")):
+        reach = sum(1 for smp in p["samples"] if fn in {frames[i]["name"] for i in smp})
+        expect(reach >= 0.9 * len(p["samples"]),
+               f"-g: {reach} of {len(p['samples'])} stacks of {p['name']} reach {fn}")
+    check_speedscope_phases(d, main_thread_cpu(out), "-g")
+
+
+def speedscope_viewer():
+    """speedscope's own page (the npm package speedscope: tools/setup
+    installs it), or Skip."""
+    roots = [os.environ.get("SPEEDSCOPE_DIR", "")]
+    if shutil.which("npm"):
+        cp = run(["npm", "root", "-g"])
+        roots.append(os.path.join(cp.stdout.strip(), "speedscope"))
+    for root in roots:
+        page = os.path.join(root, "dist", "release", "index.html")
+        if root and os.path.exists(page):
+            return page
+    raise Skip("speedscope's viewer not installed (npm install -g speedscope)")
+
+
+@case
+def speedscope_loads_in_headless_chromium(tmp):
+    page = speedscope_viewer()
+    e2e.chromium()
+    out, _ = record_phases(tmp, "flat.prof", part=10)
+    d, text = speedscope(out)
+    # as speedscope's own command line hands it a file: a script that
+    # loads it, named in the page's address
+    script = os.path.join(tmp, "profile.js")
+    with open(script, "w") as f:
+        f.write("speedscope.loadFileFromBase64(%s, %s)" % (
+            json.dumps("phases.speedscope.json"),
+            json.dumps(base64.b64encode(text.encode()).decode())))
+    flags = ("--allow-file-access-from-files", "--virtual-time-budget=10000")
+    dom = e2e.dump_dom(tmp, page, f"#localProfilePath={script}&view=sandwich", *flags)
+    main = d["profiles"][0]["name"]
+    expect(main in dom, f"the page does not show the thread {main!r}")
+    for fn in ("phase_a", "phase_b"):
+        expect(f">{fn}<" in dom, f"the page's table does not show {fn}")
+    expect("phase_w" not in dom, "the main thread's view shows the worker's function")
+    shot = os.path.join(tmp, "shot.png")
+    e2e.headless(tmp, f"file://{page}#localProfilePath={script}", *flags,
+                 "--window-size=1280,800", f"--screenshot={shot}")
+    expect(os.path.getsize(shot) > 5000, "no screenshot of the time-ordered view")
 
 
 if __name__ == "__main__":

@@ -90,21 +90,7 @@ def gprof_prints_the_call_graph_from_arcs(tmp):
     expect(re.search(r"\s50\+50\s+fx_rec \[\d+\]", out), f"recursion in gprof -q:\n{out}")
 
 
-def chromium():
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        if shutil.which(name):
-            return name
-    print("SKIP: chromium not installed (tools/setup installs it)")
-    sys.exit(77)
-
-
-def dump_dom(tmp, page, fragment=""):
-    """The page's DOM after its script ran, in headless Chromium."""
-    cp = run([chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-              f"--user-data-dir={os.path.join(tmp, 'chromium')}",
-              "--dump-dom", "file://" + page + fragment], timeout=90)
-    expect(cp.returncode == 0, f"chromium: {cp.stderr[-2000:]}")
-    return cp.stdout
+dump_dom = e2e.dump_dom
 
 
 def drawn(dom):
