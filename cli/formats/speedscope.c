@@ -61,17 +61,8 @@ report_speedscope(const struct report *r, FILE *out)
 	const struct report_stacks *s = &t->stacks;
 	size_t shown = 0;
 
-	if (t->nsamples == 0) {
-		cli_error(
-			"speedscope: %s has no samples in time order (profiles of profrun 0.x keep none, merged ones neither)",
-			r->run->path);
+	if (timeline_usable(r, "speedscope"))
 		return -1;
-	}
-	if (t->left_out > 0)
-		cli_warn(
-			"speedscope: %" PRIu64
-			" samples came after a process's timeline was full; they are left out",
-			t->left_out);
 	fprintf(out, "{\"$schema\":\"%s\",\"exporter\":\"profrun\",", SCHEMA);
 	fputs("\"name\":", out);
 	json_put_string(out, r->run->path);

@@ -5,6 +5,7 @@
  * times too), named through the stack builder (stacks-build.c), laid out
  * in one lane per thread, sorted by time.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,6 +292,25 @@ timeline_lane_label(const struct tl_lane *l, char *buf, size_t len)
 		snprintf(buf, len, "%s (pid %d): %s", base, l->pid,
 			 l->name[0] ? l->name : "threads without a record");
 	return buf;
+}
+
+int
+timeline_usable(const struct report *r, const char *what)
+{
+	const struct report_timeline *t = &r->timeline;
+
+	if (t->nsamples == 0) {
+		cli_error(
+			"%s: %s has no samples in time order (profiles of earlier versions and merged ones keep no times)",
+			what, r->run->path);
+		return -1;
+	}
+	if (t->left_out > 0)
+		cli_warn(
+			"%s: %" PRIu64
+			" samples came after a process's timeline was full; they are left out",
+			what, t->left_out);
+	return 0;
 }
 
 void

@@ -66,6 +66,10 @@ int report_timeline_build(struct report *r, struct symbolizer *sz);
  * executable by its file name. */
 const char *timeline_lane_label(const struct tl_lane *l, char *buf, size_t len);
 
+/* Whether R's timeline has samples for the format WHAT: 0 (with a
+ * warning when samples were left out of it), or -1 after an error. */
+int timeline_usable(const struct report *r, const char *what);
+
 void timeline_fini(struct report_timeline *t);
 
 #endif /* PROFRUN_CLI_TIMELINE_H */

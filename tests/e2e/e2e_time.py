@@ -19,6 +19,7 @@ Usage: e2e_time.py CASE (exit 0 pass, 1 fail, 77 skip)."""
 import base64
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -266,30 +267,108 @@ def speedscope_viewer():
     raise Skip("speedscope's viewer not installed (npm install -g speedscope)")
 
 
+VIEWER_FLAGS = ("--allow-file-access-from-files", "--virtual-time-budget=10000")
+
+
+def in_speedscope(tmp, page, text, name):
+    """The file TEXT (called NAME) loaded into speedscope's PAGE as its
+    own command line hands it one (a script that loads it, named in the
+    page's address): the script's path, and the DOM of the page's table
+    of functions (its sandwich view)."""
+    script = os.path.join(tmp, name + ".js")
+    with open(script, "w") as f:
+        f.write("speedscope.loadFileFromBase64(%s, %s)" % (
+            json.dumps(name), json.dumps(base64.b64encode(text.encode()).decode())))
+    return script, e2e.dump_dom(tmp, page, f"#localProfilePath={script}&view=sandwich",
+                                *VIEWER_FLAGS)
+
+
 @case
 def speedscope_loads_in_headless_chromium(tmp):
     page = speedscope_viewer()
     e2e.chromium()
     out, _ = record_phases(tmp, "flat.prof", part=10)
     d, text = speedscope(out)
-    # as speedscope's own command line hands it a file: a script that
-    # loads it, named in the page's address
-    script = os.path.join(tmp, "profile.js")
-    with open(script, "w") as f:
-        f.write("speedscope.loadFileFromBase64(%s, %s)" % (
-            json.dumps("phases.speedscope.json"),
-            json.dumps(base64.b64encode(text.encode()).decode())))
-    flags = ("--allow-file-access-from-files", "--virtual-time-budget=10000")
-    dom = e2e.dump_dom(tmp, page, f"#localProfilePath={script}&view=sandwich", *flags)
+    script, dom = in_speedscope(tmp, page, text, "phases.speedscope.json")
     main = d["profiles"][0]["name"]
     expect(main in dom, f"the page does not show the thread {main!r}")
     for fn in ("phase_a", "phase_b"):
         expect(f">{fn}<" in dom, f"the page's table does not show {fn}")
     expect("phase_w" not in dom, "the main thread's view shows the worker's function")
     shot = os.path.join(tmp, "shot.png")
-    e2e.headless(tmp, f"file://{page}#localProfilePath={script}", *flags,
+    e2e.headless(tmp, f"file://{page}#localProfilePath={script}", *VIEWER_FLAGS,
                  "--window-size=1280,800", f"--screenshot={shot}")
     expect(os.path.getsize(shot) > 5000, "no screenshot of the time-ordered view")
+
+
+def trace(out, *extra):
+    """The trace events of the run OUT: (its parsed JSON, its text)."""
+    cp = run([PROFRUN, "report", "--format", "trace", *extra, out])
+    expect(cp.returncode == 0, f"report --format trace: {cp.stderr}")
+    d = json.loads(cp.stdout)
+    for e in d["traceEvents"]:
+        expect(e["ph"] in ("M", "X") and isinstance(e["pid"], int) and
+               isinstance(e["tid"], int), f"event {e}")
+        expect(e["ph"] == "M" or (e["ts"] >= 0 and e["dur"] > 0), f"slice {e}")
+    return d, cp.stdout
+
+
+@case
+def trace_lanes_nest_stacks_and_show_the_phases(tmp):
+    out, member = record_phases(tmp, "g.prof", "-g")
+    d, _ = trace(out)
+    ev = d["traceEvents"]
+    names = {(e["name"], e["args"]["name"]) for e in ev if e["ph"] == "M"}
+    pid = int(os.path.basename(member).split(".")[0])
+    expect(("process_name", "phases") in names and
+           ("thread_name", "worker") in names and ("thread_name", "phases") in names,
+           f"process and thread names {sorted(names)}")
+    lanes = {}
+    for e in ev:
+        if e["ph"] == "X":
+            lanes.setdefault(e["tid"], []).append(e)
+    expect(len(lanes) == 2 and pid in lanes, f"lanes {sorted(lanes)}, pid {pid}")
+    main = lanes[pid]
+    # the stacks nest: every phase slice lies within a slice of main
+    mains = [(e["ts"], e["ts"] + e["dur"]) for e in main if e["name"] == "main"]
+    phases = sorted((e for e in main if e["name"] in ("phase_a", "phase_b")),
+                    key=lambda e: e["ts"])
+    inside = sum(1 for e in phases if any(lo <= e["ts"] and e["ts"] + e["dur"] <= hi + 1e-3
+                                          for lo, hi in mains))
+    expect(phases and inside == len(phases),
+           f"{inside} of {len(phases)} phase slices lie within a slice of main")
+    # a, b, a over the main thread's time on the CPU (its slices' length)
+    total, at = sum(e["dur"] for e in phases), 0.0
+    parts = [{"phase_a": 0.0, "phase_b": 0.0} for _ in range(3)]
+    for e in phases:
+        mid = (at + e["dur"] / 2) / total * 3
+        at += e["dur"]
+        k = min(2, int(mid))
+        if 0.25 <= mid - k <= 0.75:
+            parts[k][e["name"]] += e["dur"]
+    for k, fn in enumerate(("phase_a", "phase_b", "phase_a")):
+        other = "phase_b" if fn == "phase_a" else "phase_a"
+        expect(parts[k][fn] >= 0.98 * (parts[k][fn] + parts[k][other]) > 0,
+               f"third {k + 1} of the main thread's slices: {parts[k]} µs, expected {fn}")
+
+
+@case
+def trace_loads_in_headless_chromium(tmp):
+    """speedscope's viewer imports Chrome's trace events: the file loaded
+    into it shows the thread (by its name) and the phases."""
+    page = speedscope_viewer()
+    e2e.chromium()
+    out, _ = record_phases(tmp, "flat.prof", part=10)
+    _, text = trace(out)
+    _, dom = in_speedscope(tmp, page, text, "phases.trace.json")
+    # speedscope names a lane "PROCESS (pid N), THREAD (tid N)"
+    for thread in ("phases", "worker"):
+        expect(re.search(r"phases \(pid \d+\), %s \(tid \d+\)" % thread, dom),
+               f"the page does not name the thread {thread}")
+    # the table of the lane shown: the main thread's phases or the worker's
+    shown = {fn for fn in ("phase_a", "phase_b", "phase_w") if f">{fn}<" in dom}
+    expect(shown in ({"phase_a", "phase_b"}, {"phase_w"}),
+           f"the page's table shows {sorted(shown)}")
 
 
 if __name__ == "__main__":
