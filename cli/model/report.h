@@ -45,6 +45,11 @@ struct report_opts {
 	const char *callees; /* --callees FUNC: whom FUNC calls */
 	bool call_graph;     /* --call-graph: gprof's call graph */
 	bool timeline;	     /* build the samples in time order */
+	/* --time: only the samples of this window, in seconds after each
+	 * process's start (or the run's, with time_from_run) */
+	bool windowed;
+	double time_lo, time_hi; /* time_hi < 0: to the end */
+	bool time_from_run;
 };
 
 /* True when OPTS asks for a view of the call stacks. */

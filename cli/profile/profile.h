@@ -157,6 +157,11 @@ struct profile {
 	size_t nticks;
 	uint64_t ticks_beyond; /* samples after it was full: not in it */
 	uint64_t timeline_off, timeline_size; /* its region, to be read */
+	/* limited to a window of time (profile_limit_time): the counts,
+	 * threads, ticks and stacks are those of [window_lo, window_hi), ns
+	 * since the process's start */
+	bool windowed;
+	uint64_t window_lo, window_hi;
 
 	/* the command line (none in files of earlier writers and merged
 	 * members): argc raw arguments, NUL-terminated, in one block */
@@ -330,6 +335,20 @@ int profile_parse_timeline(const uint8_t *buf, struct profile *p, char *err,
 /* Read the timeline noted by profile_parse_timeline from FD into P's
  * ticks, in time order.  Returns 0, or -1 with a reason in ERR. */
 int profile_timeline_load(int fd, struct profile *p, char *err, size_t errlen);
+
+/* Add the N samples of KEYS (PC | generation << 48, 0 = none) to P's
+ * buckets and outside PCs, each where the histogram or the PC table would
+ * have counted it.  Returns 0, or -1 with a reason in ERR.
+ * (member-log.c) */
+int profile_add_keys(struct profile *p, const uint64_t *keys, uint64_t n,
+		     char *err, size_t errlen);
+
+/* Limit P to its samples taken in [LO_NS, HI_NS) after its start, as its
+ * timeline has them: its counts, threads, CPU time (each thread's in the
+ * share of its samples in the window), timeline and stacks.  Returns 0, or
+ * -1 with a reason in ERR (P keeps no times).  (member-window.c) */
+int profile_limit_time(struct profile *p, uint64_t lo_ns, uint64_t hi_ns,
+		       char *err, size_t errlen);
 
 /* Add N samples, one per key (PC | generation << 48), to P's outside PCs,
  * and settle its outside counts.  Returns 0, or -1 with a reason in ERR.

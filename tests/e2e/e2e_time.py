@@ -371,5 +371,55 @@ def trace_loads_in_headless_chromium(tmp):
            f"the page's table shows {sorted(shown)}")
 
 
+def phase_samples(rep):
+    """Samples of phase_a and phase_b in the JSON report REP."""
+    return {fn: e2e.samples_of(rep, fn) for fn in ("phase_a", "phase_b")}
+
+
+@case
+def time_window_picks_one_phase(tmp):
+    out, member = record_phases(tmp, "g.prof", "-g", worker=False)
+    _, _, (_, _, entries) = member_timeline(member)
+    times = sorted(t for t, _, _ in entries)
+    t1, t2 = times[len(times) // 3] / 1e9, times[2 * len(times) // 3] / 1e9
+    d = (t2 - t1) / 4
+    middle = f"{t1 + d:.3f}-{t2 - d:.3f}"
+    rep = report_json(out, "--time", middle)
+    got = phase_samples(rep)
+    check_phase(got["phase_b"], got["phase_a"], f"--time {middle} (the middle phase)")
+    expect(rep["window"] == {"start": round(t1 + d, 3), "end": round(t2 - d, 3),
+                             "from": "process"}, f"window {rep['window']}")
+    # the run's start is the one process's: +START-END is the same window
+    plus = report_json(out, "--time", "+" + middle)
+    expect(phase_samples(plus) == got, f"+{middle}: {phase_samples(plus)}, not {got}")
+    first = report_json(out, "--time", f"0-{t1 - d:.3f}")
+    got = phase_samples(first)
+    check_phase(got["phase_a"], got["phase_b"], f"--time 0-{t1 - d:.3f} (the first phase)")
+    # every view: the stacks and the time-ordered views of the window too
+    cp = run([PROFRUN, "report", "--format", "folded", "--time", middle, out])
+    leaves = {}
+    for line in cp.stdout.splitlines():
+        stack, n = line.rsplit(" ", 1)
+        leaves[stack.split(";")[-1]] = leaves.get(stack.split(";")[-1], 0) + int(n)
+    check_phase(leaves.get("phase_b", 0), leaves.get("phase_a", 0),
+                f"folded stacks of --time {middle}")
+    d_ss, _ = speedscope(out, "--time", middle)
+    fr = d_ss["shared"]["frames"]
+    ss_leaves = [fr[smp[-1]]["name"] for smp in d_ss["profiles"][0]["samples"]]
+    expect(ss_leaves.count("phase_a") <= 0.02 * len(ss_leaves) and
+           ss_leaves.count("phase_b") > 0, f"speedscope of --time {middle}: {ss_leaves}")
+    # refused: no times to cut by, and windows that are none
+    merged = os.path.join(tmp, "m.prof")
+    cp = run([PROFRUN, "merge", "-o", merged, out])
+    expect(cp.returncode == 0, f"merge: {cp.stderr}")
+    cp = run([PROFRUN, "report", "--time", "0-1", merged])
+    e2e.one_line_error(cp, "--time on a merged profile")
+    expect("no sample times" in cp.stderr, f"--time on a merged profile: {cp.stderr!r}")
+    for bad in ("2-1", "abc", "1", "-1-2", "+-1", "1-x"):
+        cp = run([PROFRUN, "report", "--time", bad, out])
+        expect(cp.returncode == 64, f"--time {bad}: exit {cp.returncode}")
+        e2e.one_line_error(cp, f"--time {bad}")
+
+
 if __name__ == "__main__":
     sys.exit(e2e.main(CASES, "e2e_time.py"))

@@ -2,9 +2,9 @@
 /* phases [CPU_SECONDS [worker]]: three phases of equal CPU time in a row,
  * phase_a, then phase_b, then phase_a again, on the main thread; with
  * "worker", a second thread named "worker" runs phase_w meanwhile.  Each
- * phase is a function of its own, called from one caller per phase
- * (first_part, middle_part, last_part), so both the leaf and the whole
- * stack say which phase a sample fell in.  Prints one line and exits 0. */
+ * phase is a function of its own (the compiler may turn the calls of the
+ * parts, first_part, middle_part and last_part, into jumps: the leaf is
+ * what says which phase a sample fell in).  Prints one line and exits 0. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
