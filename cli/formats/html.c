@@ -221,8 +221,8 @@ tree_fini(struct tree *t)
 
 /* ------------------------------------------------------------------ data */
 
-static void
-write_names(FILE *out, const struct report_stacks *s)
+void
+html_write_names(FILE *out, const struct report_stacks *s)
 {
 	fputs("\"names\":[", out);
 	for (size_t i = 0; i < s->nfns; i++) {
@@ -235,8 +235,8 @@ write_names(FILE *out, const struct report_stacks *s)
 
 /* "modules" (distinct, in order of first use) and "module_of" (each
  * function's index into them, negative for the main executable's). */
-static int
-write_modules(FILE *out, const struct report_stacks *s)
+int
+html_write_modules(FILE *out, const struct report_stacks *s)
 {
 	struct strmap m = {0};
 	struct strmap_slot *slot;
@@ -301,7 +301,7 @@ write_data(FILE *out, const struct report *r, const struct tree *t,
 		",\"has_stacks\":%s,\"min\":%" PRIu64 ",\n",
 		t->v[0].value, s->stacks, s->samples, s->truncated,
 		r->stacks.present ? "true" : "false", t->min);
-	write_names(out, s);
+	html_write_names(out, s);
 }
 
 static int
@@ -317,8 +317,9 @@ report_html(const struct report *r, FILE *out)
 	if (tree_build(&t, s) == 0) {
 		html_page_head(out, r->nprocs ? r->procs[0].p->exe : "");
 		write_data(out, r, &t, s);
-		if (write_modules(out, s) == 0) {
+		if (html_write_modules(out, s) == 0) {
 			write_nodes(out, &t);
+			html_write_timeline(out, r);
 			html_page_tail(out);
 			ret = 0;
 		}
@@ -330,5 +331,6 @@ report_html(const struct report *r, FILE *out)
 	return ret;
 }
 
-REPORT_FORMAT(html, "an interactive flame graph page (one file)", report_html,
-	      false);
+REPORT_FORMAT_TIMED(
+	html, "an interactive flame graph page (one file), with a timeline",
+	report_html);

@@ -376,13 +376,19 @@ def phase_samples(rep):
     return {fn: e2e.samples_of(rep, fn) for fn in ("phase_a", "phase_b")}
 
 
+def phase_edges(member, worker=None):
+    """The times (s after the start) of the main thread's samples at a
+    third and two thirds of them, and a quarter of the time between."""
+    _, threads, (_, _, entries) = member_timeline(member)
+    times = sorted(t for t, _, th in entries if threads.get(th, (0, ""))[1] != "worker")
+    t1, t2 = times[len(times) // 3] / 1e9, times[2 * len(times) // 3] / 1e9
+    return t1, t2, (t2 - t1) / 4
+
+
 @case
 def time_window_picks_one_phase(tmp):
     out, member = record_phases(tmp, "g.prof", "-g", worker=False)
-    _, _, (_, _, entries) = member_timeline(member)
-    times = sorted(t for t, _, _ in entries)
-    t1, t2 = times[len(times) // 3] / 1e9, times[2 * len(times) // 3] / 1e9
-    d = (t2 - t1) / 4
+    t1, t2, d = phase_edges(member)
     middle = f"{t1 + d:.3f}-{t2 - d:.3f}"
     rep = report_json(out, "--time", middle)
     got = phase_samples(rep)
@@ -419,6 +425,30 @@ def time_window_picks_one_phase(tmp):
         cp = run([PROFRUN, "report", "--time", bad, out])
         expect(cp.returncode == 64, f"--time {bad}: exit {cp.returncode}")
         e2e.one_line_error(cp, f"--time {bad}")
+
+
+@case
+def html_timeline_selects_a_phase(tmp):
+    e2e.chromium()
+    out, member = record_phases(tmp, "flat.prof")
+    t1, t2, d = phase_edges(member)
+    page = os.path.join(tmp, "phases.html")
+    cp = run([PROFRUN, "report", "--format", "html", "-o", page, out])
+    expect(cp.returncode == 0, f"report --format html: {cp.stderr}")
+    dom = e2e.dump_dom(tmp, page)
+    lanes = re.search(r'<pre id="lanes"[^>]*>(.*?)</pre>', dom, re.S)
+    expect(lanes and re.search(r"\): phases \(tid \d+\)", lanes.group(1)) and
+           re.search(r"\): worker \(tid \d+\)", lanes.group(1)),
+           f"the timeline's lanes: {lanes and lanes.group(1)!r}")
+    names = set(re.search(r'<pre id="drawn"[^>]*>(.*?)</pre>', dom, re.S).group(1).split("\n"))
+    expect({"phase_a", "phase_b", "phase_w"} <= names, f"the whole profile drawn: {names}")
+    # a range of the middle phase: the flame graph of its samples only
+    dom = e2e.dump_dom(tmp, page, f"#time={t1 + d:.3f}-{t2 - d:.3f}")
+    names = set(re.search(r'<pre id="drawn"[^>]*>(.*?)</pre>', dom, re.S).group(1).split("\n"))
+    got = re.search(r'data-range-samples="(\d+)"', dom)
+    expect(got and int(got.group(1)) > 0, "no samples in the range selected")
+    expect("phase_b" in names and "phase_a" not in names,
+           f"the range {t1 + d:.3f}-{t2 - d:.3f} s drew {sorted(names)}")
 
 
 if __name__ == "__main__":
