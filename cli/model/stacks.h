@@ -49,6 +49,7 @@ struct stack_frame {
 /* STACK_* flags of a trace */
 enum stack_flags {
 	STACK_TRUNCATED = 1u << 0, /* ended before the thread's start */
+	STACK_LEAF = 1u << 1,	   /* only the sampled function, no callers */
 };
 
 /* One distinct stack, leaf first: frames[first .. first + n). */
