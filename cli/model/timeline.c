@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "outside.h"
 #include "report.h"
 #include "stacks-builder.h"
 #include "timeline.h"
@@ -84,13 +85,20 @@ add_stack(void *ctx, const struct profile_stack *st)
 	struct tl_build *x = ctx;
 	const struct profile_thread *th;
 	size_t at;
+	uint64_t overhead = x->t->stacks.overhead;
 
 	if (!(st->flags & PROFRUN_STACK_TIMED))
 		return 0;
 	if (stacks_builder_stack(x->b, st, &at))
 		return -1;
-	th = profile_thread_find(x->r->procs[x->proc].p, st->tid);
+	/* a stack in profrun's shim is overhead, left out as in the
+	 * report's totals */
+	if (x->t->stacks.overhead != overhead)
+		return 0;
 	x->kept += st->count;
+	if (at == SIZE_MAX)
+		return 0;
+	th = profile_thread_find(x->r->procs[x->proc].p, st->tid);
 	return add_sample(x, lane_of(x, st->tid, 0, th ? th->name : NULL),
 			  st->time_ns, at, st->count);
 }
@@ -114,7 +122,11 @@ add_ticks(struct tl_build *x, const struct profile *p)
 		const struct profile_thread *th = record_at(p, k->thread);
 		size_t at;
 
-		if (stacks_builder_leaf(x->b, k->key, &at) ||
+		if (stacks_builder_leaf(x->b, k->key, &at))
+			return -1;
+		/* profrun's shim (overhead) and code without a frame: left
+		 * out, as in the report's totals */
+		if (at != SIZE_MAX &&
 		    add_sample(x,
 			       lane_of(x, th ? th->tid : 0, k->thread,
 				       th ? th->name : NULL),
@@ -133,6 +145,7 @@ add_process(struct tl_build *x, size_t i)
 	const struct profile *p = x->r->procs[i].p;
 	struct report_timeline *t = x->t;
 	bool stacks = p->has_stacks;
+	uint64_t program;
 	double scale;
 	char err[256];
 	int ret;
@@ -162,7 +175,10 @@ add_process(struct tl_build *x, size_t i)
 	if (ret)
 		return -1;
 	/* a stack stands for its share of all the process's samples */
-	scale = x->kept ? (double)(p->main + p->outside) / (double)x->kept : 1;
+	program = p->main + p->outside;
+	program = program > outside_overhead(p) ? program - outside_overhead(p)
+						: 0;
+	scale = x->kept ? (double)program / (double)x->kept : 1;
 	if (!stacks)
 		scale = 1;
 	for (size_t s = x->from; s < t->nsamples; s++)
