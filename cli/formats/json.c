@@ -314,7 +314,6 @@ json_executables(const struct report *r)
 	return a;
 }
 
-/* Samples per module ("[vdso]", "[unknown]" included), before --module. */
 /* The --time window: {"start", "end" (null: the end), "from": "process"
  * or "run"}, or null. */
 static json_object *
@@ -336,6 +335,7 @@ json_window(const struct report_opts *opts)
 	return w;
 }
 
+/* Samples per module ("[vdso]", "[unknown]" included), before --module. */
 static json_object *
 json_modules(const struct report *r)
 {
@@ -403,7 +403,8 @@ json_callers_only(const struct report *r)
 	if (!v)
 		return a;
 	for (size_t i = 0; i < st->nfns; i++)
-		if (st->fns[i].func == SIZE_MAX && st->fns[i].inclusive > 0 &&
+		if ((st->fns[i].func == SIZE_MAX || st->fns[i].caller_only) &&
+		    st->fns[i].inclusive > 0 &&
 		    (!r->opts->module ||
 		     func_module_is(st->fns[i].module, r->opts->module)))
 			v[n++] = i;

@@ -511,6 +511,7 @@ add_callers_only(struct report *r, const uint64_t *incl, double scale)
 		if (func_list_add(&r->funcs, &f))
 			return -1;
 		s->fns[i].func = r->funcs.n - 1;
+		s->fns[i].caller_only = true;
 	}
 	report_sort_by_inclusive(&r->funcs, first);
 	return 0;
