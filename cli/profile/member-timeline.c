@@ -12,8 +12,9 @@
 
 #include "profile.h"
 
-/* Far above PROFRUN_TIMELINE_SLOTS. */
-#define PROFILE_MAX_TIMELINE_SLOTS (1u << 22)
+/* 16 times PROFRUN_TIMELINE_SLOTS: 16 MiB of entries claimed, and the
+ * reader's ticks beside them (docs/format.md, Limits of the reader). */
+#define PROFILE_MAX_TIMELINE_SLOTS (1u << 20)
 
 #define NS_MASK ((1ull << PROFRUN_TIMELINE_NS_BITS) - 1)
 
