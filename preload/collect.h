@@ -32,6 +32,9 @@ struct collect {
 	struct profrun_log *log; /* the first samples, or NULL */
 	uint64_t *log_keys;	 /* log->slot_count of them */
 	uint32_t log_slots;
+	struct profrun_timeline *tl; /* the timeline's head, or NULL */
+	int64_t tl_base;	     /* its base_ns */
+	uint32_t tl_slots;	     /* entries below the head */
 	uint32_t vdso_room; /* bytes kept for the vdso image, 0 = none */
 	uintptr_t vdso;	    /* its runtime address */
 };
@@ -180,6 +183,41 @@ collect_log(const struct collect *c, uintptr_t pc, uint32_t gen)
 		return false;
 	__atomic_store_n(&c->log_keys[n], key, __ATOMIC_RELEASE);
 	return true;
+}
+
+/* The timeline's entry N (0 = the one right below its head TL). */
+static inline struct profrun_timeline_entry *
+collect_timeline_entry(struct profrun_timeline *tl, uint64_t n)
+{
+	return (struct profrun_timeline_entry *)tl - (n + 1);
+}
+
+/* Keep N samples at PC in module generation GEN, taken at monotonic time
+ * NOW_NS on the thread of record THREAD, in the next free entries of the
+ * timeline, while it has some.  Async-signal-safe and safe against
+ * concurrent callers. */
+static inline void
+collect_timeline(const struct collect *c, uintptr_t pc, uint32_t gen,
+		 int64_t now_ns, uint32_t thread, uint64_t n)
+{
+	uint64_t key = collect_pc_key(pc, gen), first, when;
+
+	if (c->tl == NULL || key == 0 ||
+	    __atomic_load_n(&c->tl->claimed, __ATOMIC_RELAXED) >= c->tl_slots)
+		return;
+	first = __atomic_fetch_add(&c->tl->claimed, n, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&c->tl->base_ns, __ATOMIC_RELAXED) == 0)
+		__atomic_store_n(&c->tl->base_ns, c->tl_base, __ATOMIC_RELAXED);
+	when = ((uint64_t)(now_ns - c->tl_base) &
+		((1ull << PROFRUN_TIMELINE_NS_BITS) - 1)) |
+	       (uint64_t)thread << PROFRUN_TIMELINE_NS_BITS;
+	for (uint64_t i = first; i < first + n && i < c->tl_slots; i++) {
+		struct profrun_timeline_entry *e =
+			collect_timeline_entry(c->tl, i);
+
+		__atomic_store_n(&e->when, when, __ATOMIC_RELAXED);
+		__atomic_store_n(&e->key, key, __ATOMIC_RELEASE);
+	}
 }
 
 /* Exact count of BUCKET: hist + 65536 * wraps.  Not for the handler. */

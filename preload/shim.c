@@ -412,6 +412,11 @@ set_collect(void *base)
 	g.col.log = (struct profrun_log *)((char *)base + g.layout.log_off);
 	g.col.log_keys = (uint64_t *)(g.col.log + 1);
 	g.col.log_slots = PROFRUN_LOG_SLOTS;
+	g.col.tl = (struct profrun_timeline *)((char *)base +
+					       g.layout.timeline_off +
+					       g.layout.timeline_size) -
+		   1;
+	g.col.tl_slots = PROFRUN_TIMELINE_SLOTS;
 	g.col.vdso_room = g.layout.vdso_size;
 	g.col.vdso = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
 }
@@ -454,6 +459,7 @@ profile_open(pid_t pid, pid_t ppid, const struct profrun_header *from)
 	}
 	writer_init(base, &g.layout, &g.tgt, &p);
 	set_collect(base);
+	g.col.tl_base = writer_mono_ns(); /* with start_ns: the same moment */
 	if (from != NULL)
 		modules_attach_copy(g.hdr, from);
 	else

@@ -340,6 +340,8 @@ struct layout {
 	uint64_t log_off;   /* struct profrun_log and its keys */
 	uint64_t log_size;
 	uint64_t jit_off; /* struct profrun_jit and its ranges */
+	uint64_t timeline_off; /* its entries, then struct profrun_timeline */
+	uint64_t timeline_size;
 	uint64_t file_size;
 };
 
@@ -422,8 +424,10 @@ void writer_finish(struct profrun_header *h, uint32_t state, int32_t exit_code);
  * here and keeps its whole file.  Async-signal-safe. */
 void writer_release(struct profrun_header *h);
 
-/* CLOCK_REALTIME / process CPU time in ns.  Async-signal-safe. */
+/* CLOCK_REALTIME / CLOCK_MONOTONIC / process CPU time in ns.
+ * Async-signal-safe. */
 int64_t writer_now_ns(void);
+int64_t writer_mono_ns(void);
 uint64_t writer_cpu_ns(void);
 
 /* ---------------------------------------------------------------- timer.c */
@@ -532,6 +536,10 @@ uint64_t threads_keep(uint64_t n);
 
 /* In the handler: N samples of the calling thread.  Async-signal-safe. */
 void threads_count_samples(uint64_t n);
+
+/* In the handler: the index of the calling thread's record,
+ * PROFRUN_TIMELINE_NO_THREAD when it has none.  Async-signal-safe. */
+uint32_t threads_self_index(void);
 
 /* True when no thread but the caller is known to be alive (threads the
  * shim saw start).  Async-signal-safe. */
@@ -674,8 +682,9 @@ void stacks_fork_child(void);
 void stacks_seal(void);
 
 /* In the handler: the interrupted context CTX, standing for COUNT samples,
- * in module generation GEN.  Async-signal-safe. */
-void stacks_record(void *ctx, uint32_t count, uint32_t gen);
+ * in module generation GEN, taken TIME_NS after the process's start.
+ * Async-signal-safe. */
+void stacks_record(void *ctx, uint32_t count, uint32_t gen, uint64_t time_ns);
 
 /* ---------------------------------------------------------------- altstack.c */
 /* Give the calling thread an alternate signal stack of ours for the

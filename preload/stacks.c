@@ -209,7 +209,7 @@ get_regs(const ucontext_t *uc, uint64_t *regs)
 
 /* Async-signal-safe. */
 void
-stacks_record(void *ctx, uint32_t count, uint32_t gen)
+stacks_record(void *ctx, uint32_t count, uint32_t gen, uint64_t time_ns)
 {
 	struct profrun_stacks *a = __atomic_load_n(&st.area, __ATOMIC_ACQUIRE);
 	struct profrun_stack_slot *s;
@@ -248,7 +248,9 @@ stacks_record(void *ctx, uint32_t count, uint32_t gen)
 		__atomic_add_fetch(&a->failed, 1, __ATOMIC_RELAXED);
 	s->tid = (int32_t)syscall(SYS_gettid);
 	s->size = (uint32_t)len;
-	s->flags = len == a->stack_max ? PROFRUN_STACK_PARTIAL : 0;
+	s->flags = (len == a->stack_max ? PROFRUN_STACK_PARTIAL : 0) |
+		   PROFRUN_STACK_TIMED;
+	s->time_ns = time_ns;
 	s->count = count;
 	s->gen = gen;
 	s->seq = seq;

@@ -493,6 +493,18 @@ threads_count_samples(uint64_t n)
 				 __ATOMIC_RELAXED);
 }
 
+/* Async-signal-safe. */
+uint32_t
+threads_self_index(void)
+{
+	struct profrun_thread *r = t_rec;
+
+	if (r == NULL || recs == NULL || r < recs ||
+	    r >= recs + hdr->thread_slots)
+		return PROFRUN_TIMELINE_NO_THREAD;
+	return (uint32_t)(r - recs);
+}
+
 /* Read R's name from /proc: /proc/self/comm for the thread whose tid is
  * the pid (the process's own entry, already looked up at start for
  * /proc/self/exe: a fresh process's task directories cost more than the

@@ -103,6 +103,10 @@ static void
 count_samples(const struct collect *c, uint64_t n, void *uc)
 {
 	uintptr_t pc = ucontext_pc(uc);
+	uint32_t gen =
+		__atomic_load_n(&c->hdr->mod_generation, __ATOMIC_RELAXED);
+	struct timespec ts;
+	int64_t now = c->tl_base;
 
 	/* the vdso's image is kept once a sample falls in it */
 	if (pc - c->vdso < c->vdso_room &&
@@ -112,10 +116,12 @@ count_samples(const struct collect *c, uint64_t n, void *uc)
 		jit_sample(c->hdr, pc);
 	for (uint64_t i = 0; i < n; i++)
 		collect_count(c, pc);
+	/* the vdso's clock: a read of memory, no system call */
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) == 0)
+		now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	collect_timeline(c, pc, gen, now, threads_self_index(), n);
 	threads_count_samples(n);
-	stacks_record(
-		uc, (uint32_t)n,
-		__atomic_load_n(&c->hdr->mod_generation, __ATOMIC_RELAXED));
+	stacks_record(uc, (uint32_t)n, gen, (uint64_t)(now - c->tl_base));
 }
 
 /* Our SIGPROF handler.  A timer expiration merged into a pending one

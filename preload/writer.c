@@ -16,6 +16,9 @@
  *   vdso_off     room for the vdso's image, copied at the first sample in it
  *   modstr_off   PROFRUN_MODSTR_SIZE bytes of module paths, filled from the end
  *   threads_off  struct profrun_thread[PROFRUN_THREAD_SLOTS]
+ *   timeline_off struct profrun_timeline_entry[PROFRUN_TIMELINE_SLOTS], then
+ *                struct profrun_timeline: samples in time order, filled
+ *                from the head down (only in the list)
  *   log_off      struct profrun_log, then u64[PROFRUN_LOG_SLOTS]: the first
  *                samples (only in the list)                  (64-byte aligned)
  *   pause_off    struct profrun_pause, then u64[PROFRUN_THREAD_SLOTS]: CPU
@@ -34,9 +37,9 @@
  * the region list and the first module records share the first page; the
  * module paths (filled from the end of their area) and the first thread
  * records meet in the middle of another.  A process that takes samples
- * writes a third: the log of its first samples, which begins half a page
- * into the page of the last thread record (the aggregate, written only
- * when a thread finds no record of its own).  The histogram and the PC
+ * writes a third: the head of the timeline and its first entries (below
+ * the head), then the head of the log of its first samples and its first
+ * keys (above), all in one page, half a page into it.  The histogram and the PC
  * table, written
  * at addresses the samples choose, are touched only once the log is full.
  *
@@ -70,6 +73,9 @@
 #define WRITER_JIT_SIZE                                                        \
 	(sizeof(struct profrun_jit) +                                          \
 	 PROFRUN_JIT_RANGES * sizeof(struct profrun_jit_range))
+#define WRITER_TIMELINE_SIZE                                                   \
+	(PROFRUN_TIMELINE_SLOTS * sizeof(struct profrun_timeline_entry) +      \
+	 sizeof(struct profrun_timeline))
 #define LAYOUT_PAGE 4096u /* the page the packing aims at (any works) */
 
 /* The first offset at or after X that lies HALF a page into a page: two
@@ -124,11 +130,14 @@ writer_layout(struct layout *l, size_t exe_len, uint64_t nbuckets,
 		end = l->vdso_off + vdso_size;
 	/* module paths end, and thread records begin, half a page in; the
 	 * thread records end (the aggregate, written only when a thread
-	 * finds no record of its own) half a page into another, where the
-	 * log of the first samples begins */
+	 * finds no record of its own) half a page into another, and the
+	 * timeline's entries (whole pages) half a page into a third, where
+	 * its head is, and just after it the log of the first samples */
 	l->threads_off = mid_page(end + PROFRUN_MODSTR_SIZE);
 	l->modstr_off = l->threads_off - PROFRUN_MODSTR_SIZE;
-	l->log_off = l->threads_off + threads_size;
+	l->timeline_off = l->threads_off + threads_size;
+	l->timeline_size = WRITER_TIMELINE_SIZE;
+	l->log_off = ALIGN_UP(l->timeline_off + l->timeline_size, 64);
 	l->log_size = WRITER_LOG_SIZE;
 	l->pause_off = ALIGN_UP(l->log_off + l->log_size, 64);
 	l->jit_off = ALIGN_UP(l->pause_off + WRITER_PAUSE_SIZE, 64);
@@ -172,6 +181,8 @@ write_regions(void *base, const struct layout *l)
 		{PROFRUN_REGION_ARGV, 1, 0, l->argv_off, l->argv_size},
 		{PROFRUN_REGION_LOG, 1, PROFRUN_REGION_REQUIRED, l->log_off,
 		 l->log_size},
+		{PROFRUN_REGION_TIMELINE, 1, 0, l->timeline_off,
+		 l->timeline_size},
 		{PROFRUN_REGION_DIRECTORY, 1, 0, l->regions_off, 0},
 	};
 	const size_t nr = sizeof(r) / sizeof(r[0]);
@@ -487,6 +498,17 @@ writer_now_ns(void)
 }
 
 /* Async-signal-safe. */
+int64_t
+writer_mono_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
+		return 0;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Async-signal-safe. */
 uint64_t
 writer_cpu_ns(void)
 {
@@ -543,7 +565,7 @@ punch(char *base, size_t start, size_t end)
 }
 
 #define RELEASE_CHUNK 4096u /* pages looked at per mincore() */
-#define MAX_EXTENTS   16u
+#define MAX_EXTENTS   24u
 
 /* Where the member H may hold what its process wrote, by what the
  * counts in it say was written (the record counts, the log's claims, the
@@ -613,6 +635,19 @@ written_extents(const struct profrun_header *h, struct extent *x)
 
 			log_full = lg->claimed >= slots;
 			ADD(r->off, sizeof(*lg) + used * sizeof(uint64_t));
+		} else if (r->kind == PROFRUN_REGION_TIMELINE &&
+			   r->size >= sizeof(struct profrun_timeline)) {
+			uint64_t top = r->off + r->size -
+				       sizeof(struct profrun_timeline);
+			const struct profrun_timeline *tl =
+				(const void *)(base + top);
+			uint64_t slots = (top - r->off) /
+					 sizeof(struct profrun_timeline_entry);
+			uint64_t used =
+				tl->claimed < slots ? tl->claimed : slots;
+
+			used *= sizeof(struct profrun_timeline_entry);
+			ADD(top - used, used + sizeof(*tl));
 		} else if (r->kind == PROFRUN_REGION_PAUSE &&
 			   r->size >= sizeof(struct profrun_pause)) {
 			const struct profrun_pause *ps =

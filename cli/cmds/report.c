@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,12 @@ static const char report_usage_tail[] =
 	"                      the process's: samples are counted per process)\n"
 	"  --module NAME       only the functions of module NAME (a path or a\n"
 	"                      file name: libc.so.6, [vdso], [unknown])\n"
+	"  --time START-END    only the samples taken START to END seconds\n"
+	"                      after each process's start (END may be left\n"
+	"                      out: to its end); +START-END: after the run's\n"
+	"                      start.  Every view is of that window (profiles\n"
+	"                      keep the times of each process's first 65536\n"
+	"                      samples)\n"
 	"  --main-only         only the main executables, as before shared\n"
 	"                      libraries were attributed: the samples outside\n"
 	"                      them stay counted in the header\n" CALLS_OPTIONS_HELP
@@ -85,6 +92,7 @@ enum {
 	OPT_TID,
 	OPT_SORT,
 	OPT_PROCESSES,
+	OPT_TIME,
 };
 
 /* -o FILE, or NULL for stdout. */
@@ -103,6 +111,7 @@ static const struct option report_options[] = {
 	{"tid", required_argument, NULL, OPT_TID},
 	{"sort", required_argument, NULL, OPT_SORT},
 	{"processes", no_argument, NULL, OPT_PROCESSES},
+	{"time", required_argument, NULL, OPT_TIME},
 	CALLS_OPTIONS,
 	CALL_GRAPH_OPTION,
 	SYMBOL_OPTIONS,
@@ -118,7 +127,7 @@ print_usage(void)
 
 	fputs(report_usage_head, stdout);
 	for (i = 0; (f = report_format_at(i)) != NULL; i++)
-		printf("                        %-9s %s\n", f->name, f->what);
+		printf("                        %-11s %s\n", f->name, f->what);
 	fputs(report_usage_tail, stdout);
 }
 
@@ -142,6 +151,41 @@ option_flag(int c, struct report_opts *opts)
 	default:
 		return NULL;
 	}
+}
+
+/* A number of seconds at *S, moving *S past it: 0, or -1 when there is
+ * none there, or it is negative or not finite. */
+static int
+seconds_at(const char **s, double *v)
+{
+	char *end;
+
+	if (**s < '0' || **s > '9')
+		return -1;
+	errno = 0;
+	*v = strtod(*s, &end);
+	if (errno || !isfinite(*v) || *v < 0)
+		return -1;
+	*s = end;
+	return 0;
+}
+
+/* --time [+]START-[END] into OPTS: 0, or -1 when it is not one. */
+static int
+parse_window(const char *arg, struct report_opts *opts)
+{
+	const char *s = arg;
+
+	opts->time_from_run = *s == '+';
+	s += opts->time_from_run;
+	opts->time_hi = -1;
+	if (seconds_at(&s, &opts->time_lo) || *s++ != '-')
+		return -1;
+	if (*s != '\0' && (seconds_at(&s, &opts->time_hi) || *s != '\0' ||
+			   opts->time_hi <= opts->time_lo))
+		return -1;
+	opts->windowed = true;
+	return 0;
 }
 
 /* Returns -1 to go on, or the exit status. */
@@ -185,6 +229,13 @@ parse_option(int c, struct report_opts *opts)
 					       optarg);
 		opts->tid = v;
 		opts->by_thread = true;
+		return -1;
+	case OPT_TIME:
+		if (parse_window(optarg, opts))
+			return opt_usage_error(
+				"report",
+				"--time needs START-END in seconds (END may be left out; +START-END from the run's start), not",
+				optarg);
 		return -1;
 	case 'h':
 		print_usage();
@@ -271,12 +322,21 @@ int
 report_paths(char *const *paths, size_t n, const struct report_opts *opts,
 	     FILE *out)
 {
+	const struct report_format *f = report_format_find(opts->format);
+	struct report_opts o = *opts;
 	struct run run;
 	struct report r;
 	int ret;
 
+	o.timeline = f != NULL && f->timeline;
+	opts = &o;
 	if (run_load_many(paths, n, &run))
 		return EXIT_FAIL;
+	if (opts->windowed && run_limit_time(&run, opts->time_lo, opts->time_hi,
+					     opts->time_from_run)) {
+		run_fini(&run);
+		return EXIT_FAIL;
+	}
 	if (report_build(&r, &run, opts)) {
 		run_fini(&run);
 		return EXIT_FAIL;

@@ -15,13 +15,20 @@ struct report_format {
 	/* R in this format to OUT; 0, or -1 after an error message (OUT's
 	 * write errors are report_write's to check) */
 	int (*write)(const struct report *r, FILE *out);
-	bool binary; /* never written to a terminal */
+	bool binary;   /* never written to a terminal */
+	bool timeline; /* shows the samples in time order: the report
+			* builds them (report_opts.timeline) */
 };
 
 /* Defines the format ID, "ID" in --format, in formats/ID.c: its row of
  * the table of formats (formats/table.c) refers to format_ID. */
 #define REPORT_FORMAT(id, what_, write_, binary_)                              \
 	const struct report_format format_##id = {#id, what_, write_, binary_}
+
+/* A textual format that shows the samples in time order. */
+#define REPORT_FORMAT_TIMED(id, what_, write_)                                 \
+	const struct report_format format_##id = {#id, what_, write_, false,   \
+						  true}
 
 /* The format called NAME, or NULL. */
 const struct report_format *report_format_find(const char *name);

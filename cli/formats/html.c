@@ -221,8 +221,8 @@ tree_fini(struct tree *t)
 
 /* ------------------------------------------------------------------ data */
 
-static void
-write_names(FILE *out, const struct report_stacks *s)
+void
+html_write_names(FILE *out, const struct report_stacks *s)
 {
 	fputs("\"names\":[", out);
 	for (size_t i = 0; i < s->nfns; i++) {
@@ -235,8 +235,8 @@ write_names(FILE *out, const struct report_stacks *s)
 
 /* "modules" (distinct, in order of first use) and "module_of" (each
  * function's index into them, negative for the main executable's). */
-static int
-write_modules(FILE *out, const struct report_stacks *s)
+int
+html_write_modules(FILE *out, const struct report_stacks *s)
 {
 	struct strmap m = {0};
 	struct strmap_slot *slot;
@@ -300,8 +300,8 @@ html_flame_data(FILE *out, const struct report_stacks *s, bool has_stacks)
 			",\"has_stacks\":%s,\"min\":%" PRIu64 ",\n",
 			t.v[0].value, s->stacks, s->samples, s->truncated,
 			has_stacks ? "true" : "false", t.min);
-		write_names(out, s);
-		if (write_modules(out, s) == 0) {
+		html_write_names(out, s);
+		if (html_write_modules(out, s) == 0) {
 			write_nodes(out, &t);
 			ret = 0;
 		}
@@ -326,13 +326,15 @@ report_html(const struct report *r, FILE *out)
 	html_json_string(out, exe[0] ? module_display(exe) : "profile");
 	fputs(",\n", out);
 	ret = html_flame_data(out, s, r->stacks.present);
-	if (ret == 0)
+	if (ret == 0) {
+		html_write_timeline(out, r);
 		html_page_tail(out, &pg);
-	else
+	} else
 		cli_error("%s: out of memory", r->run->path);
 	calls_stacks_fini(r, &tmp);
 	return ret;
 }
 
-REPORT_FORMAT(html, "an interactive flame graph page (one file)", report_html,
-	      false);
+REPORT_FORMAT_TIMED(
+	html, "an interactive flame graph page (one file), with a timeline",
+	report_html);

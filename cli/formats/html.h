@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 
+#include "report.h"
 #include "stacks.h"
 
 /* What a page adds to the flame graph page.  Its script runs inside the
@@ -41,5 +42,17 @@ int html_flame_data(FILE *out, const struct report_stacks *s, bool has_stacks);
 /* S as a JSON string safe inside <script>: '<', '>', '&', control
  * characters, U+2028 and U+2029 as \u escapes. */
 void html_json_string(FILE *out, const char *s);
+
+/* "names": each function of S's name (html.c). */
+void html_write_names(FILE *out, const struct report_stacks *s);
+
+/* "modules" (distinct, in order of first use) and "module_of" (each
+ * function's index into them, negative for the main executable's).
+ * Returns 0, or -1 when out of memory (html.c). */
+int html_write_modules(FILE *out, const struct report_stacks *s);
+
+/* ,"timeline": R's samples in time order for the page's timeline, or
+ * null (html-timeline.c). */
+void html_write_timeline(FILE *out, const struct report *r);
 
 #endif /* PROFRUN_CLI_HTML_H */

@@ -314,6 +314,27 @@ json_executables(const struct report *r)
 	return a;
 }
 
+/* The --time window: {"start", "end" (null: the end), "from": "process"
+ * or "run"}, or null. */
+static json_object *
+json_window(const struct report_opts *opts)
+{
+	json_object *w;
+
+	if (!opts->windowed)
+		return NULL;
+	w = json_object_new_object();
+	json_object_object_add(w, "start", json_fixed(opts->time_lo, 3));
+	json_object_object_add(
+		w, "end",
+		opts->time_hi < 0 ? NULL : json_fixed(opts->time_hi, 3));
+	json_object_object_add(w, "from",
+			       json_object_new_string(opts->time_from_run
+							      ? "run"
+							      : "process"));
+	return w;
+}
+
 /* Samples per module ("[vdso]", "[unknown]" included), before --module. */
 static json_object *
 json_modules(const struct report *r)
@@ -400,6 +421,7 @@ json_report(const struct report *r)
 	json_object_object_add(o, "samples", s);
 	json_object_object_add(o, "modules", json_modules(r));
 	json_object_object_add(o, "rate_hz", json_fixed(r->rate_hz, 2));
+	json_object_object_add(o, "window", json_window(r->opts));
 	json_object_object_add(
 		o, "cpu_seconds",
 		r->cpu_seconds >= 0 ? json_fixed(r->cpu_seconds, 3) : NULL);

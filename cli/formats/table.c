@@ -13,11 +13,13 @@
 /* Each format is one file (formats/NAME.c defines format_NAME) and one
  * row here; the first is the default. */
 extern const struct report_format format_text, format_json, format_csv,
-	format_markdown, format_gmon, format_pprof, format_folded, format_html;
+	format_markdown, format_gmon, format_pprof, format_folded, format_html,
+	format_speedscope, format_trace;
 
 static const struct report_format *const formats[] = {
-	&format_text, &format_json,  &format_csv,    &format_markdown,
-	&format_gmon, &format_pprof, &format_folded, &format_html,
+	&format_text,	    &format_json,  &format_csv,	   &format_markdown,
+	&format_gmon,	    &format_pprof, &format_folded, &format_html,
+	&format_speedscope, &format_trace,
 };
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))

@@ -188,8 +188,17 @@ print_samples(FILE *out, const struct report *r)
 static void
 print_rate_line(FILE *out, const struct report *r)
 {
-	char clip[80] = "";
+	char clip[80] = "", end[64] = "the end";
 
+	if (r->opts->windowed) {
+		if (r->opts->time_hi >= 0)
+			snprintf(end, sizeof(end), "%.3f s", r->opts->time_hi);
+		fprintf(out,
+			"window: the samples from %.3f s to %s after %s start\n",
+			r->opts->time_lo, end,
+			r->opts->time_from_run ? "the run's"
+					       : "each process's");
+	}
 	if (r->clipped && r->tick_hz > 0)
 		snprintf(clip, sizeof(clip),
 			 ", above the kernel's %.0f Hz tick", r->tick_hz);

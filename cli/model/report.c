@@ -361,6 +361,8 @@ report_build(struct report *r, const struct run *run,
 	} else if (ret == 0 && opts->sort_total) {
 		report_sort_by_inclusive(&r->funcs, 0);
 	}
+	if (ret == 0 && opts->timeline)
+		ret = report_timeline_build(r, sz);
 	symbolizer_free(sz);
 	if (ret) {
 		report_fini(r);
@@ -396,6 +398,7 @@ report_fini(struct report *r)
 	func_list_fini(&r->lines);
 	stacks_fini(&r->stacks);
 	free(r->jit_problem);
+	timeline_fini(&r->timeline);
 	memset(r, 0, sizeof(*r));
 }
 

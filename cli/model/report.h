@@ -11,6 +11,7 @@
 #include "run.h"
 #include "stacks.h"
 #include "symbolize.h"
+#include "timeline.h"
 
 /* One executable of the run (executables.c). */
 struct exe_total {
@@ -47,6 +48,12 @@ struct report_opts {
 			      * every function on a stack listed */
 	bool processes;	     /* --processes: a table of the processes by
 			      * CPU time */
+	bool timeline;	     /* build the samples in time order */
+	/* --time: only the samples of this window, in seconds after each
+	 * process's start (or the run's, with time_from_run) */
+	bool windowed;
+	double time_lo, time_hi; /* time_hi < 0: to the end */
+	bool time_from_run;
 };
 
 /* True when OPTS asks for a view of the call stacks. */
@@ -117,7 +124,8 @@ struct report {
 	struct exe_total *exes; /* by CPU time, most first */
 	size_t nexes;
 
-	struct report_stacks stacks; /* call stacks (profrun -g) */
+	struct report_stacks stacks;	 /* call stacks (profrun -g) */
+	struct report_timeline timeline; /* with opts->timeline */
 };
 
 /* Select, symbolize and merge RUN's members as OPTS asks.  Returns 0, or

@@ -16,6 +16,7 @@
 #include "outside.h"
 #include "u64map.h"
 #include "report.h"
+#include "stacks-builder.h"
 #include "unwind.h"
 
 #define MAX_PCS	   4096 /* frames unwound per stack */
@@ -140,6 +141,7 @@ unlocated(struct builder *b, uint64_t pc, struct sym_frame *lv,
 		lv->file = file;
 	}
 }
+static void free_addr_frames(void *v);
 
 /* The named frames at run-time PC (a leaf when LEAF). */
 static const struct addr_frames *name_frames(struct builder *b, uint64_t pc,
@@ -277,10 +279,11 @@ trace_hash(const uint32_t *ids, size_t n, uint32_t flags)
 	return h;
 }
 
-/* Add the trace of the N frames in B->buf with COUNT samples. */
+/* Add the trace of the N frames in B->buf with COUNT samples; its
+ * index into *AT. */
 static int
 add_trace(struct builder *b, size_t n, uint32_t flags, uint64_t count,
-	  const uint32_t *ids, size_t nids)
+	  const uint32_t *ids, size_t nids, size_t *at)
 {
 	struct report_stacks *s = b->s;
 	struct stack_trace *t;
@@ -295,6 +298,7 @@ add_trace(struct builder *b, size_t n, uint32_t flags, uint64_t count,
 			break;
 		if (same_trace(s, &s->traces[*v - 1], b->buf, n, flags)) {
 			s->traces[*v - 1].count += count;
+			*at = *v - 1;
 			return 0;
 		}
 	}
@@ -314,6 +318,7 @@ add_trace(struct builder *b, size_t n, uint32_t flags, uint64_t count,
 		b->frames_cap = cap;
 	}
 	memcpy(s->frames + s->nframes, b->buf, n * sizeof(*b->buf));
+	*at = s->ntraces;
 	t = &s->traces[s->ntraces++];
 	t->first = (uint32_t)s->nframes;
 	t->n = (uint32_t)n;
@@ -324,15 +329,19 @@ add_trace(struct builder *b, size_t n, uint32_t flags, uint64_t count,
 }
 
 /* The stack of N run-time PCS (leaf first) of B's process in module
- * generation GEN, standing for COUNT samples: named and merged. */
+ * generation GEN, standing for COUNT samples: named and merged, its trace's
+ * index into *AT (SIZE_MAX when it has no frame).  With LEAF, only the
+ * function of the first PC (the outermost of the levels there: the one
+ * the flat profile names) is kept. */
 static int
 add_pcs(struct builder *b, const uint64_t *pcs, size_t npcs, uint32_t gen,
-	uint64_t count, bool complete)
+	uint64_t count, bool complete, bool leaf, size_t *at)
 {
 	uint32_t ids[MAX_PCS], flags = 0;
 	size_t nids = 0, n = 0;
 	const struct stack_fn *root;
 
+	*at = SIZE_MAX;
 	if (npcs > MAX_PCS)
 		npcs = MAX_PCS;
 	for (size_t i = 0; i < npcs; i++) {
@@ -355,10 +364,17 @@ add_pcs(struct builder *b, const uint64_t *pcs, size_t npcs, uint32_t gen,
 		ids[nids++] = af->id;
 		for (uint32_t j = 0; j < af->n && n < MAX_FRAMES; j++)
 			b->buf[n++] = af->f[j];
+		if (leaf && n > 0) {
+			b->buf[0] = b->buf[n - 1];
+			n = 1;
+			break;
+		}
 	}
 	root = n ? &b->s->fns[b->buf[n - 1].fn] : NULL;
-	if (root == NULL ||
-	    !(complete || root->entry || is_thread_start(root->symbol))) {
+	if (leaf)
+		flags = STACK_LEAF;
+	else if (root == NULL ||
+		 !(complete || root->entry || is_thread_start(root->symbol))) {
 		flags |= STACK_TRUNCATED;
 		b->s->truncated += count;
 		if (strcmp(root ? root->module : "", OUTSIDE_JIT) == 0)
@@ -369,7 +385,7 @@ add_pcs(struct builder *b, const uint64_t *pcs, size_t npcs, uint32_t gen,
 		b->s->unwound_none += count;
 		return 0;
 	}
-	if (add_trace(b, n, flags, count, ids, nids)) {
+	if (add_trace(b, n, flags, count, ids, nids, at)) {
 		b->failed = 1;
 		return 1;
 	}
@@ -382,10 +398,9 @@ static int
 add_stack(void *ctx, const struct profile_stack *st)
 {
 	struct builder *b = ctx;
-	size_t npcs = unwinder_run(b->u, st, b->pcs, MAX_PCS);
+	size_t at;
 
-	return add_pcs(b, b->pcs, npcs, st->gen, st->count,
-		       unwinder_complete(b->u));
+	return stacks_builder_stack(b, st, &at);
 }
 
 /* One stack unwound already (a merged member's).
@@ -393,7 +408,78 @@ add_stack(void *ctx, const struct profile_stack *st)
 static int
 add_unwound(void *ctx, uint32_t count, const uint64_t *pcs, size_t n)
 {
-	return add_pcs(ctx, pcs, n, 1, count, false);
+	size_t at;
+
+	return add_pcs(ctx, pcs, n, 1, count, false, false, &at);
+}
+
+int
+stacks_builder_stack(struct builder *b, const struct profile_stack *st,
+		     size_t *at)
+{
+	size_t npcs = unwinder_run(b->u, st, b->pcs, MAX_PCS);
+
+	return add_pcs(b, b->pcs, npcs, st->gen, st->count,
+		       unwinder_complete(b->u), false, at);
+}
+
+int
+stacks_builder_leaf(struct builder *b, uint64_t key, size_t *at)
+{
+	uint64_t pc = key & PROFRUN_PC_MASK;
+
+	return add_pcs(b, &pc, 1, (uint32_t)(key >> PROFRUN_PC_BITS), 1, false,
+		       true, at);
+}
+
+struct builder *
+stacks_builder_new(struct report *r, struct report_stacks *s,
+		   struct symbolizer *sz)
+{
+	struct builder *b = calloc(1, sizeof(*b));
+
+	if (b == NULL)
+		return NULL;
+	b->r = r;
+	b->s = s;
+	b->sz = sz;
+	return b;
+}
+
+int
+stacks_builder_use(struct builder *b, const struct profile *p, bool unwind)
+{
+	unwinder_free(b->u);
+	jit_names_fini(&b->jit);
+	b->u = NULL;
+	b->p = p;
+	u64map_fini(&b->pcs_seen); /* PCs are this process's */
+	snprintf(b->jit_key, sizeof(b->jit_key), "%" PRIi32, p->hdr.pid);
+	if (outside_jit_names(p, &b->jit, NULL))
+		return -1;
+	if (unwind && (b->u = unwinder_new(p)) == NULL)
+		return -1;
+	return 0;
+}
+
+bool
+stacks_builder_failed(const struct builder *b)
+{
+	return b->failed != 0;
+}
+
+void
+stacks_builder_free(struct builder *b)
+{
+	if (b == NULL)
+		return;
+	unwinder_free(b->u);
+	jit_names_fini(&b->jit);
+	strmap_fini(&b->addrs, free_addr_frames);
+	strmap_fini(&b->fns, NULL);
+	u64map_fini(&b->traces);
+	u64map_fini(&b->pcs_seen);
+	free(b);
 }
 
 static void
@@ -460,6 +546,7 @@ add_callers_only(struct report *r, const uint64_t *incl, double scale)
 		if (func_list_add(&r->funcs, &f))
 			return -1;
 		s->fns[i].func = r->funcs.n - 1;
+		s->fns[i].caller_only = true;
 	}
 	report_sort_by_inclusive(&r->funcs, first);
 	return 0;
@@ -562,7 +649,7 @@ program_samples(const struct profile *p, uint64_t all)
 int
 report_stacks_build(struct report *r, struct symbolizer *sz)
 {
-	struct builder *b = calloc(1, sizeof(*b));
+	struct builder *b = stacks_builder_new(r, &r->stacks, sz);
 	char err[256];
 	int ret = 0;
 
@@ -570,9 +657,6 @@ report_stacks_build(struct report *r, struct symbolizer *sz)
 		cli_error("%s: out of memory", r->run->path);
 		return -1;
 	}
-	b->r = r;
-	b->s = &r->stacks;
-	b->sz = sz;
 	for (size_t i = 0; i < r->nprocs && ret == 0; i++) {
 		const struct profile *p = r->procs[i].p;
 
@@ -582,8 +666,7 @@ report_stacks_build(struct report *r, struct symbolizer *sz)
 				program_samples(p, p->frames.samples);
 			if (p->frames.stack_max > r->stacks.stack_size)
 				r->stacks.stack_size = p->frames.stack_max;
-			b->p = p;
-			u64map_fini(&b->pcs_seen);
+			stacks_builder_use(b, p, false);
 			ret = profile_frames_each(p, add_unwound, b);
 			continue;
 		}
@@ -594,31 +677,18 @@ report_stacks_build(struct report *r, struct symbolizer *sz)
 		r->stacks.copy_failed += p->stacks.failed;
 		if (p->stacks.stack_max > r->stacks.stack_size)
 			r->stacks.stack_size = p->stacks.stack_max;
-		b->p = p;
-		u64map_fini(&b->pcs_seen); /* PCs are this process's */
-		b->u = unwinder_new(p);
-		snprintf(b->jit_key, sizeof(b->jit_key), "%" PRIi32,
-			 p->hdr.pid);
-		if (b->u == NULL || outside_jit_names(p, &b->jit, NULL)) {
-			unwinder_free(b->u);
+		if (stacks_builder_use(b, p, true)) {
 			ret = -1;
 			break;
 		}
 		ret = profile_stacks_each(p, add_stack, b, err, sizeof(err));
-		unwinder_free(b->u);
-		jit_names_fini(&b->jit);
-		b->u = NULL;
 		if (ret && !b->failed) {
 			cli_warn("%s: %s; its stacks are left out", p->path,
 				 err);
 			ret = 0;
 		}
 	}
-	strmap_fini(&b->addrs, free_addr_frames);
-	strmap_fini(&b->fns, NULL);
-	u64map_fini(&b->traces);
-	u64map_fini(&b->pcs_seen);
-	free(b);
+	stacks_builder_free(b);
 	/* the rest were left out by the reservoir: not drawn, or replaced */
 	if (r->stacks.samples > r->stacks.stacks + r->stacks.copy_failed)
 		r->stacks.not_kept = r->stacks.samples - r->stacks.stacks -

@@ -28,6 +28,8 @@ struct stack_fn {
 	size_t func;	    /* its entry in report.funcs, or SIZE_MAX if none */
 	bool shim;	    /* in profrun's shim: passed over, or overhead */
 	bool entry;	    /* holds its executable's entry point (e_entry) */
+	bool caller_only;   /* no sample of its own: its entry in report.funcs
+			     * (if any) was added for the stacks */
 	uint64_t inclusive; /* samples with it anywhere on the stack, scaled
 			     * as func.inclusive (also for functions that
 			     * are only callers, with no entry) */
@@ -49,6 +51,7 @@ struct stack_frame {
 /* STACK_* flags of a trace */
 enum stack_flags {
 	STACK_TRUNCATED = 1u << 0, /* ended before the thread's start */
+	STACK_LEAF = 1u << 1,	   /* only the sampled function, no callers */
 };
 
 /* One distinct stack, leaf first: frames[first .. first + n). */

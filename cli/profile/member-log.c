@@ -81,6 +81,15 @@ static int
 apply_log(const uint8_t *rec, uint64_t n, struct profile *p, char *err,
 	  size_t errlen)
 {
+	return profile_add_keys(
+		p, (const uint64_t *)(rec + sizeof(struct profrun_log)), n, err,
+		errlen);
+}
+
+int
+profile_add_keys(struct profile *p, const uint64_t *from, uint64_t n, char *err,
+		 size_t errlen)
+{
 	const struct profrun_header *h = &p->hdr;
 	uint64_t inside = 0, outside = 0;
 	uint64_t start = h->text_start + h->load_bias;
@@ -93,7 +102,7 @@ apply_log(const uint8_t *rec, uint64_t n, struct profile *p, char *err,
 	if (!keys)
 		return profile_fail(err, errlen, "out of memory");
 	out = keys + n;
-	memcpy(keys, rec + sizeof(struct profrun_log), n * sizeof(*keys));
+	memcpy(keys, from, n * sizeof(*keys));
 	/* inside keys become bucket indices (in place: never ahead of the
 	 * key read), outside ones stay keys, in OUT */
 	for (uint64_t i = 0; i < n; i++) {

@@ -79,7 +79,8 @@ list_only(uint32_t kind)
 {
 	return kind == PROFRUN_REGION_STACKS || kind == PROFRUN_REGION_PAUSE ||
 	       kind == PROFRUN_REGION_FRAMES || kind == PROFRUN_REGION_ARGV ||
-	       kind == PROFRUN_REGION_LOG || kind == PROFRUN_REGION_JIT;
+	       kind == PROFRUN_REGION_LOG || kind == PROFRUN_REGION_JIT ||
+	       kind == PROFRUN_REGION_TIMELINE;
 }
 
 /* One entry, checked.  Returns 0, or -1 with a reason in ERR. */

@@ -260,6 +260,10 @@ each_slot(const struct profile *p, const uint8_t *buf, size_t n,
 		const uint8_t *slot = buf + i * (size_t)a->slot_size;
 
 		memcpy(&head, slot, sizeof(head));
+		if (p->windowed && (!(head.flags & PROFRUN_STACK_TIMED) ||
+				    head.time_ns < p->window_lo ||
+				    head.time_ns >= p->window_hi))
+			continue;
 		if (head.commit == 0 || head.size > a->stack_max ||
 		    head.count == 0 || head.count > MAX_COUNT)
 			continue;
@@ -268,6 +272,7 @@ each_slot(const struct profile *p, const uint8_t *buf, size_t n,
 		s.count = head.count;
 		s.gen = head.gen;
 		s.sp = head.sp;
+		s.time_ns = head.time_ns;
 		memcpy(s.regs, head.regs, sizeof(s.regs));
 		s.data = slot + sizeof(head);
 		s.size = head.size;

@@ -456,6 +456,7 @@ parse_image(const uint8_t *buf, size_t avail, uint64_t size,
 	    profile_parse_pause(buf, avail, p, err, errlen) ||
 	    profile_parse_log(buf, avail, p, err, errlen) ||
 	    profile_parse_jit(buf, avail, p, err, errlen) ||
+	    profile_parse_timeline(buf, p, err, errlen) ||
 	    profile_parse_argv(buf, avail, p, err, errlen))
 		goto fail;
 	return 0;
@@ -675,6 +676,7 @@ profile_read(const char *path, struct profile *p, char *err, size_t errlen)
 	if (ret == 0 && (profile_pause_load(fd, p, err, errlen) ||
 			 profile_log_load(fd, p, err, errlen) ||
 			 profile_jit_load(fd, p, err, errlen) ||
+			 profile_timeline_load(fd, p, err, errlen) ||
 			 profile_stacks_load(fd, p, err, errlen))) {
 		profile_fini(p);
 		ret = -1;
@@ -709,6 +711,7 @@ profile_fini(struct profile *p)
 	free(p->pcs);
 	intern_release(p->vdso);
 	free(p->threads);
+	free(p->ticks);
 	free(p->stacks.mem);
 	free(p->frames.mem);
 	free(p->stacks_note);

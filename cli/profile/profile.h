@@ -77,13 +77,22 @@ struct profile_frames {
 /* One committed stack of a member. */
 struct profile_stack {
 	int32_t tid;
-	uint32_t flags; /* PROFRUN_STACK_PARTIAL */
-	uint32_t count; /* samples it stands for */
-	uint32_t gen;	/* module generation when taken */
-	uint64_t sp;	/* address of data[0] */
+	uint32_t flags;	  /* PROFRUN_STACK_PARTIAL */
+	uint32_t count;	  /* samples it stands for */
+	uint32_t gen;	  /* module generation when taken */
+	uint64_t sp;	  /* address of data[0] */
+	uint64_t time_ns; /* with PROFRUN_STACK_TIMED: since the start */
 	uint64_t regs[PROFRUN_STACK_REGS];
 	const uint8_t *data;
 	uint32_t size;
+};
+
+/* One sample of the timeline, in time order. */
+struct profile_tick {
+	uint64_t t_ns;	 /* since the process's start */
+	uint64_t key;	 /* PC | generation << 48 */
+	uint32_t thread; /* index of its thread record in the file,
+			  * PROFRUN_TIMELINE_NO_THREAD when none */
 };
 
 /* One member file: one process image. */
@@ -150,6 +159,18 @@ struct profile {
 	uint64_t jit_map_size, jit_dump_size; /* bytes of the copies */
 	uint64_t jit_off, jit_size; /* its region, while still to be read
 				     * (profile_jit_load) */
+	/* the timeline (none in files of earlier writers and merged
+	 * members): the samples in time order, up to its capacity */
+	bool has_timeline;
+	struct profile_tick *ticks;
+	size_t nticks;
+	uint64_t ticks_beyond; /* samples after it was full: not in it */
+	uint64_t timeline_off, timeline_size; /* its region, to be read */
+	/* limited to a window of time (profile_limit_time): the counts,
+	 * threads, ticks and stacks are those of [window_lo, window_hi), ns
+	 * since the process's start */
+	bool windowed;
+	uint64_t window_lo, window_hi;
 
 	/* the command line (none in files of earlier writers and merged
 	 * members): argc raw arguments, NUL-terminated, in one block */
@@ -351,6 +372,28 @@ bool profile_in_jit(const struct profile *p, uint64_t pc);
  * 0).  Returns 0, or -1 with a reason in ERR (missing, or not that size). */
 int profile_jit_copy(const struct profile *p, const char *suffix, uint64_t size,
 		     uint8_t **out, char *err, size_t errlen);
+/* Note where the timeline of the validated member image BUF is, to be
+ * read by profile_timeline_load (member-timeline.c). */
+int profile_parse_timeline(const uint8_t *buf, struct profile *p, char *err,
+			   size_t errlen);
+
+/* Read the timeline noted by profile_parse_timeline from FD into P's
+ * ticks, in time order.  Returns 0, or -1 with a reason in ERR. */
+int profile_timeline_load(int fd, struct profile *p, char *err, size_t errlen);
+
+/* Add the N samples of KEYS (PC | generation << 48, 0 = none) to P's
+ * buckets and outside PCs, each where the histogram or the PC table would
+ * have counted it.  Returns 0, or -1 with a reason in ERR.
+ * (member-log.c) */
+int profile_add_keys(struct profile *p, const uint64_t *keys, uint64_t n,
+		     char *err, size_t errlen);
+
+/* Limit P to its samples taken in [LO_NS, HI_NS) after its start, as its
+ * timeline has them: its counts, threads, CPU time (each thread's in the
+ * share of its samples in the window), timeline and stacks.  Returns 0, or
+ * -1 with a reason in ERR (P keeps no times).  (member-window.c) */
+int profile_limit_time(struct profile *p, uint64_t lo_ns, uint64_t hi_ns,
+		       char *err, size_t errlen);
 
 /* Add N samples, one per key (PC | generation << 48), to P's outside PCs,
  * and settle its outside counts.  Returns 0, or -1 with a reason in ERR.

@@ -55,4 +55,10 @@ int run_dir_empty(const char *path, bool remove_dir, const char *hint);
  * yet, in a new string; NULL when out of memory. */
 char *run_member_path(const char *dir, uint32_t pid);
 
+/* Limit every member of RUN to its samples taken between LO and HI
+ * seconds (HI < 0: to its end) after its start, or with FROM_RUN after
+ * the run's (its first member's) start (profile_limit_time).  Returns 0,
+ * or -1 after printing one error line.  (member-window.c) */
+int run_limit_time(struct run *run, double lo, double hi, bool from_run);
+
 #endif /* PROFRUN_CLI_RUN_H */

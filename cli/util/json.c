@@ -48,6 +48,19 @@ json_add_string(json_object *o, const char *key, const char *s)
 }
 
 void
+json_put_string(FILE *out, const char *s)
+{
+	json_object *o = json_utf8_string(s ? s : "");
+
+	fputs(o ? json_object_to_json_string_ext(
+			  o, JSON_C_TO_STRING_PLAIN |
+				     JSON_C_TO_STRING_NOSLASHESCAPE)
+		: "\"\"",
+	      out);
+	json_object_put(o);
+}
+
+void
 json_print(json_object *o, FILE *out)
 {
 	fprintf(out, "%s\n",

@@ -22,4 +22,8 @@ void json_add_string(json_object *o, const char *key, const char *s);
 /* O pretty-printed to OUT with a newline, then released. */
 void json_print(json_object *o, FILE *out);
 
+/* S as a JSON string (valid UTF-8, escaped) to OUT: for documents too
+ * large to build as objects, written piece by piece. */
+void json_put_string(FILE *out, const char *s);
+
 #endif /* PROFRUN_CLI_JSON_H */

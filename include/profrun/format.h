@@ -37,20 +37,21 @@
 
 #include <stdint.h>
 
-#define PROFRUN_MAGIC	     "PROFRUN\0"
-#define PROFRUN_MAGIC_LEN    8
-#define PROFRUN_VERSION	     1	  /* version this code writes */
-#define PROFRUN_MIN_VERSION  1	  /* oldest reader version able to read it */
-#define PROFRUN_HEADER_SIZE  512u /* bytes reserved for the header */
-#define PROFRUN_BUILD_ID_MAX 64u
-#define PROFRUN_WRAP_SLOTS   4096u  /* power of two */
-#define PROFRUN_PC_SLOTS     16384u /* power of two: 256 KiB of PCs */
-#define PROFRUN_PC_PROBE     32u    /* longest probe for a PC's slot */
-#define PROFRUN_MODULE_SLOTS 512u   /* module records (56 KiB) */
-#define PROFRUN_MODSTR_SIZE  32768u /* bytes for their paths */
-#define PROFRUN_VDSO_MAX     65536u /* largest vdso image copied */
-#define PROFRUN_THREAD_SLOTS 1024u  /* thread records (64 KiB) */
-#define PROFRUN_LOG_SLOTS    4096u  /* first samples kept as PCs (32 KiB) */
+#define PROFRUN_MAGIC	       "PROFRUN\0"
+#define PROFRUN_MAGIC_LEN      8
+#define PROFRUN_VERSION	       1    /* version this code writes */
+#define PROFRUN_MIN_VERSION    1    /* oldest reader version able to read it */
+#define PROFRUN_HEADER_SIZE    512u /* bytes reserved for the header */
+#define PROFRUN_BUILD_ID_MAX   64u
+#define PROFRUN_WRAP_SLOTS     4096u  /* power of two */
+#define PROFRUN_PC_SLOTS       16384u /* power of two: 256 KiB of PCs */
+#define PROFRUN_PC_PROBE       32u    /* longest probe for a PC's slot */
+#define PROFRUN_MODULE_SLOTS   512u   /* module records (56 KiB) */
+#define PROFRUN_MODSTR_SIZE    32768u /* bytes for their paths */
+#define PROFRUN_VDSO_MAX       65536u /* largest vdso image copied */
+#define PROFRUN_THREAD_SLOTS   1024u  /* thread records (64 KiB) */
+#define PROFRUN_LOG_SLOTS      4096u  /* first samples kept as PCs (32 KiB) */
+#define PROFRUN_TIMELINE_SLOTS 65536u /* samples kept in time order (1 MiB) */
 
 /* A key of the PC table: the runtime PC in the low 48 bits, the module
  * generation current when it was sampled in the high 16. */
@@ -135,6 +136,8 @@ enum profrun_region_kind {
 				     * struct profrun_log, then its keys */
 	PROFRUN_REGION_JIT = 15,    /* code no object file holds: struct
 				     * profrun_jit, then its ranges */
+	PROFRUN_REGION_TIMELINE = 16, /* samples in time order: entries,
+				       * then struct profrun_timeline */
 };
 
 #define PROFRUN_REGION_REQUIRED 1u  /* profrun_region.flags */
@@ -243,6 +246,7 @@ struct profrun_stacks {
 enum profrun_stack_flags {
 	PROFRUN_STACK_PARTIAL = 1u << 0, /* cut at stack_max: not up to the
 					  * stack's top */
+	PROFRUN_STACK_TIMED = 1u << 1,	 /* time_ns holds its time */
 };
 
 /* The head of one slot; the stack's bytes from address sp follow it. */
@@ -257,7 +261,9 @@ struct profrun_stack_slot {
 	uint64_t seq;	/* which offered sample it is, from 0 */
 	uint64_t sp;	/* address of the first stack byte copied */
 	uint64_t regs[PROFRUN_STACK_REGS];
-	uint64_t reserved[3];
+	uint64_t time_ns; /* with PROFRUN_STACK_TIMED: when it was taken, ns
+			   * since the process's start (as in the timeline) */
+	uint64_t reserved[2];
 };
 
 /* profrun_pause.flags */
@@ -343,6 +349,38 @@ struct profrun_log {
 	uint32_t flags;	     /* 0 */
 	uint64_t claimed;    /* slots claimed (may exceed slot_count) */
 	uint64_t reserved[2];
+};
+
+/* The timeline (region PROFRUN_REGION_TIMELINE, version 1, found only
+ * through the list, not required: the samples it holds are counted in the
+ * log, the histogram and the PC table too).  Each sample of the process
+ * until the entries run out (PROFRUN_TIMELINE_SLOTS) is kept here in the
+ * order its handler claimed a slot (an atomic increment of claimed): its
+ * key, as in the log, and when it was taken, on which thread.  The region
+ * is slot_count entries, then this head, its last 32 bytes; entry n (from
+ * 0) is the n-th below the head, so that the head and the first entries
+ * share a page with the log's head that follows the region.  An entry
+ * whose key is still 0 was claimed but never stored (no sample). */
+struct profrun_timeline {
+	uint32_t slot_count; /* entries below this head; 0: as many as the
+			      * region holds (the shim leaves it 0) */
+	uint32_t flags;	     /* 0 */
+	uint64_t claimed;    /* entries claimed (may exceed slot_count: the
+			      * samples beyond it are not in the timeline) */
+	int64_t base_ns;     /* CLOCK_MONOTONIC at the process's start (the
+			      * header's start_ns); 0 until the first sample */
+	uint64_t reserved;
+};
+
+/* The thread of an entry that has no thread record */
+#define PROFRUN_TIMELINE_NO_THREAD 0xffffu
+#define PROFRUN_TIMELINE_NS_BITS   48
+
+struct profrun_timeline_entry {
+	uint64_t key;  /* PC | generation << 48, as in the log; 0 = none */
+	uint64_t when; /* ns since base_ns in the low 48 bits (modulo 2^48:
+			* 78 hours), the index of the thread's record in
+			* the high 16 (PROFRUN_TIMELINE_NO_THREAD: none) */
 };
 
 /* One slot of the table of PCs outside the main executable's text. */
@@ -478,6 +516,8 @@ _Static_assert(sizeof(struct profrun_pause) == 64, "pause record size");
 _Static_assert(sizeof(struct profrun_argv) == 16, "argv head size");
 _Static_assert(sizeof(struct profrun_log) == 32, "log head size");
 _Static_assert(sizeof(struct profrun_jit) == 64, "JIT head size");
+_Static_assert(sizeof(struct profrun_timeline) == 32, "timeline head size");
+_Static_assert(sizeof(struct profrun_timeline_entry) == 16, "timeline entry");
 
 /* Bucket i covers link-time [text_start + i*bucket_size,
  * text_start + (i+1)*bucket_size). */

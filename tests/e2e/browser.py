@@ -24,20 +24,25 @@ def chromium():
     sys.exit(77)
 
 
-def _chromium(tmp, page, fragment, *what):
+def headless(tmp, url, *flags):
+    """Headless Chromium on URL with FLAGS (--dump-dom, --screenshot=...),
+    offline and with a profile of its own in TMP: the completed process."""
     cp = run([chromium(), "--headless", "--no-sandbox", "--disable-gpu",
               "--disable-background-networking", "--disable-component-update",
               "--disable-sync", "--no-first-run",
-              f"--user-data-dir={os.path.join(tmp, 'chromium')}",
-              f"--window-size={WINDOW[0]},{WINDOW[1]}", *what,
-              "file://" + os.path.abspath(page) + fragment], timeout=90)
+              f"--user-data-dir={os.path.join(tmp, 'chromium')}", *flags, url], timeout=90)
     expect(cp.returncode == 0, f"chromium: {cp.stderr[-2000:]}")
-    return cp.stdout
+    return cp
 
 
-def dump_dom(tmp, page, fragment=""):
-    """The page's DOM after its script ran."""
-    return _chromium(tmp, page, fragment, "--dump-dom")
+def _chromium(tmp, page, fragment, *what):
+    return headless(tmp, "file://" + os.path.abspath(page) + fragment,
+                    f"--window-size={WINDOW[0]},{WINDOW[1]}", *what).stdout
+
+
+def dump_dom(tmp, page, fragment="", *flags):
+    """The page's DOM after its script ran (FLAGS: more of Chromium's)."""
+    return _chromium(tmp, page, fragment, *flags, "--dump-dom")
 
 
 def screenshot(tmp, page, fragment=""):

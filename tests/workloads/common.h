@@ -22,6 +22,15 @@ extern volatile unsigned long workload_sink;
 		workload_sink = x_;                                         \
 	} while (0)
 
+/* A function NAME(n) that runs the loop body n times, never inlined nor
+ * merged with another: a function of its own in every profile. */
+#define WORKLOAD_LEAF(name)                                                 \
+	__attribute__((noipa)) void name(unsigned long n);                  \
+	__attribute__((noipa)) void name(unsigned long n)                   \
+	{                                                                   \
+		WORKLOAD_BODY(n);                                           \
+	}
+
 static inline double
 cpu_seconds(void)
 {

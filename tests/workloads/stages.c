@@ -14,18 +14,11 @@ volatile unsigned long workload_sink = 1;
 
 #define CHUNK 5000UL /* iterations per call, on average */
 
-#define STAGE(name)                                                         \
-	__attribute__((noipa)) void name(unsigned long n);                  \
-	__attribute__((noipa)) void name(unsigned long n)                   \
-	{                                                                   \
-		WORKLOAD_BODY(n);                                           \
-	}
-
-STAGE(stage_parse)
-STAGE(stage_hash)
-STAGE(stage_sort)
-STAGE(stage_compress)
-STAGE(stage_render)
+WORKLOAD_LEAF(stage_parse)
+WORKLOAD_LEAF(stage_hash)
+WORKLOAD_LEAF(stage_sort)
+WORKLOAD_LEAF(stage_compress)
+WORKLOAD_LEAF(stage_render)
 
 static const struct {
 	const char *name;

@@ -1,0 +1,456 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Samples in time order: the timeline a member keeps (each sample's
+time and thread), and the views of it: speedscope's file format, Chrome's
+trace event format, --time windows, the html page's timeline.
+
+The workload (tests/workloads/phases.c) runs phase_a, phase_b, phase_a
+for equal CPU time on its main thread, optionally beside a thread named
+"worker" running phase_w: by construction the middle third of the main
+thread's samples, in time order, is phase_b, and the first and last
+thirds phase_a.  Phases are judged away from their edges (the middle of
+each third), each of those of at least PART samples: of its samples in
+phase_a or phase_b (the rest are the loop's, reading the CPU clock), at
+least 98% are the phase's (one of the other phase there is a misplaced
+sample: none is expected).
+
+Usage: e2e_time.py CASE (exit 0 pass, 1 fail, 77 skip)."""
+
+import base64
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from e2e import PROFRUN, Skip, expect, report_json, run, wl  # noqa: E402
+import e2e  # noqa: E402
+import browser  # noqa: E402
+import mkprofile  # noqa: E402
+
+CASES = {}
+FREQ = e2e.DEFAULT_FREQ
+PART = 60    # samples each phase is judged on
+HEADER_FMT = mkprofile.HEADER_FMT + "QIIIIQII"
+HEADER_FIELDS = (
+    "magic version min_version header_size file_size strings_off strings_size "
+    "wrap_slots wraps_off hist_off nbuckets text_start text_end load_bias "
+    "bucket_size scale pid ppid exe_off note_off build_id_len tick_hz build_id "
+    "rate_requested interval_us start_ns end_ns cpu_user_ns cpu_sys_ns "
+    "cpu_start_ns reserved1 samples_total samples_outside wraps_lost state "
+    "flags exit_code reserved2 pcs_off pc_slots pc_probe pcs_lost modules_off "
+    "module_slots module_count modstr_off modstr_size modules_lost "
+    "mod_generation vdso_size vdso_off pcs_unmapped threads_off thread_slots "
+    "thread_count timer_kind interval_ns regions_off region_count "
+    "reserved3").split()
+REGION_TIMELINE = 16
+NS_MASK = (1 << 48) - 1
+
+
+def case(fn):
+    CASES[fn.__name__.replace("_", "-")] = fn
+    return fn
+
+
+def member_timeline(path):
+    """The header (a dict), the thread records (index -> (tid, name)) and
+    the timeline of the member file PATH, read as docs/format.md says: a
+    (claimed, base_ns, [(t_ns, pc, thread index)] in claim order) tuple,
+    or None when it has no timeline."""
+    with open(path, "rb") as f:
+        buf = f.read()
+    h = dict(zip(HEADER_FIELDS, struct.unpack_from(HEADER_FMT, buf)))
+    threads = {}
+    for i in range(h["thread_slots"]):
+        tid, = struct.unpack_from("<i", buf, h["threads_off"] + 64 * i)
+        name = buf[h["threads_off"] + 64 * i + 40:][:16].split(b"\0")[0]
+        if tid != 0:
+            threads[i] = (tid, name.decode())
+    for i in range(h["region_count"]):
+        kind, _ver, _flags, off, size = struct.unpack_from("<IHHQQ", buf,
+                                                           h["regions_off"] + 24 * i)
+        if kind != REGION_TIMELINE:
+            continue
+        top = off + size - 32
+        slots, _fl, claimed, base = struct.unpack_from("<IIQq", buf, top)
+        slots = slots or (top - off) // 16
+        entries = []
+        for n in range(min(claimed, slots)):
+            key, when = struct.unpack_from("<QQ", buf, top - 16 * (n + 1))
+            if key:
+                entries.append((when & NS_MASK, key & ((1 << 48) - 1), when >> 48))
+        return h, threads, (claimed, base, entries)
+    return h, threads, None
+
+
+def symbol_ranges(exe, names):
+    """{name: (lo, hi)} link-time extents of the functions NAMES in EXE."""
+    out = subprocess.run(["nm", "-S", exe], capture_output=True, text=True,
+                         check=True).stdout
+    got = {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 4 and f[3] in names:
+            got[f[3]] = (int(f[0], 16), int(f[0], 16) + int(f[1], 16))
+    expect(set(got) == set(names), f"symbols {sorted(got)} of {sorted(names)} in {exe}")
+    return got
+
+
+def record_phases(tmp, name, *extra, worker=True, part=PART):
+    """Run the phases workload under profrun -F FREQ (with EXTRA options)
+    until its main thread has PART samples in the middle of each third: the
+    run directory and its one member's path."""
+    out = os.path.join(tmp, name)
+
+    def attempt(seconds):
+        cp = run([PROFRUN, "-q", "-F", str(FREQ), *extra, "-o", out, wl("phases"),
+                  seconds, *(["worker"] if worker else [])], timeout=300)
+        expect(cp.returncode == 0 and cp.stdout == "phases done\n",
+               f"phases: exit {cp.returncode}: {cp.stdout!r} {cp.stderr!r}")
+        rep = report_json(out, "--by-thread")
+        main = [t["samples"] for p in rep["processes"] for t in p["threads"]
+                if t["name"] != "worker"]
+        return out, [(max(main) // 6, part)]
+    out = e2e.gather(attempt, e2e.cpu_for(6 * part))
+    members = os.listdir(out)
+    expect(len(members) == 1, f"members {members}")
+    return out, os.path.join(out, members[0])
+
+
+def check_phase(got, other, what):
+    """GOT samples of the phase expected, OTHER of the other one: at least
+    PART in all, at least 98% the expected one's."""
+    expect(got + other >= PART and got >= 0.98 * (got + other),
+           f"{what}: {got} samples of it, {other} of the other phase")
+
+
+def thirds(seq):
+    """The middle halves of the first, second and last thirds of SEQ: the
+    phases away from their edges."""
+    n = len(seq)
+    return [seq[int(n * (k + 0.25) / 3):int(n * (k + 0.75) / 3)] for k in range(3)]
+
+
+@case
+def timeline_keeps_each_sample_with_time_and_thread(tmp):
+    out, member = record_phases(tmp, "tl.prof")
+    h, threads, tl = member_timeline(member)
+    expect(tl is not None, "the member has no timeline region")
+    claimed, base, entries = tl
+    expect(base > 0, f"timeline base {base}")
+    # every sample is in it (far fewer than its capacity), stored
+    expect(claimed == h["samples_total"] == len(entries),
+           f"timeline: {claimed} claimed, {len(entries)} stored, "
+           f"{h['samples_total']} samples")
+    span = h["end_ns"] - h["start_ns"]
+    expect(all(0 <= t <= span for t, _, _ in entries),
+           f"sample times outside the process's life of {span} ns")
+    # each sample on a thread of the process, as many as its record counts
+    by_thread = {}
+    for _, _, th in entries:
+        by_thread[th] = by_thread.get(th, 0) + 1
+    names = {threads[i][1]: n for i, n in by_thread.items() if i in threads}
+    expect(set(by_thread) <= set(threads) and len(names) == 2 and "worker" in names,
+           f"samples by thread record {by_thread}, records {threads}")
+    rep = report_json(out, "--by-thread")
+    recs = {t["name"]: t["samples"] for p in rep["processes"] for t in p.get("threads", [])}
+    expect(names == {k: v for k, v in recs.items() if k in names},
+           f"timeline's samples per thread {names}, thread records {recs}")
+    # in time order, the main thread's PCs go a, b, a
+    sym = symbol_ranges(wl("phases"), ["phase_a", "phase_b", "phase_w"])
+    worker = [i for i, (_, n) in threads.items() if n == "worker"][0]
+    main = sorted((t, pc - h["load_bias"]) for t, pc, th in entries if th != worker)
+
+    def share(part, fn):
+        lo, hi = sym[fn]
+        return sum(1 for _, a in part if lo <= a < hi)
+    for k, (part, fn) in enumerate(zip(thirds(main), ("phase_a", "phase_b", "phase_a"))):
+        other = "phase_b" if fn == "phase_a" else "phase_a"
+        check_phase(share(part, fn), share(part, other),
+                    f"main thread's third {k + 1} in time order is {fn}")
+    wpcs = [pc - h["load_bias"] for _, pc, th in entries if th == worker]
+    inw = sum(1 for a in wpcs if sym["phase_w"][0] <= a < sym["phase_w"][1])
+    expect(inw >= 0.8 * len(wpcs), f"the worker's samples: {inw} of {len(wpcs)} in phase_w")
+
+
+def speedscope(out, *extra):
+    """The speedscope file of the run OUT, checked against the format's
+    schema in what it says of each part."""
+    cp = run([PROFRUN, "report", "--format", "speedscope", *extra, out])
+    expect(cp.returncode == 0, f"report --format speedscope: {cp.stderr}")
+    d = json.loads(cp.stdout)
+    expect(d["$schema"] == "https://www.speedscope.app/file-format-schema.json",
+           f"$schema {d.get('$schema')}")
+    frames = d["shared"]["frames"]
+    expect(all(isinstance(f["name"], str) for f in frames), "frames without names")
+    for p in d["profiles"]:
+        expect(p["type"] == "sampled" and p["unit"] == "seconds" and
+               len(p["samples"]) == len(p["weights"]) > 0,
+               f"profile {p['name']}: {p['type']}, {p['unit']}, "
+               f"{len(p['samples'])} samples, {len(p['weights'])} weights")
+        expect(all(0 <= i < len(frames) for smp in p["samples"] for i in smp),
+               f"profile {p['name']}: a frame index out of range")
+        expect(abs(p["endValue"] - p["startValue"] - sum(p["weights"])) < 1e-3,
+               f"profile {p['name']}: its span is not its weights'")
+    return d, cp.stdout
+
+
+def leaf_thirds(d, profile):
+    """The leaf functions of PROFILE's samples in the middle halves of the
+    thirds of its time, by weight: a sample standing for n (merged timer
+    expirations, its weight n times the least) n times."""
+    frames = d["shared"]["frames"]
+    total, at, parts = sum(profile["weights"]), 0.0, [[], [], []]
+    least = min(profile["weights"])
+    for smp, w in zip(profile["samples"], profile["weights"]):
+        mid = (at + w / 2) / total
+        at += w
+        k = min(2, int(mid * 3))
+        if 0.25 <= mid * 3 - k <= 0.75:
+            parts[k] += [frames[smp[-1]]["name"]] * round(w / least)
+    return parts
+
+
+def check_speedscope_phases(d, cpu, what):
+    """Two profiles, the main thread's first; its thirds a, b, a; its
+    weights its CPU time."""
+    names = [p["name"] for p in d["profiles"]]
+    expect(len(names) == 2 and names[0].startswith("phases (pid ") and
+           "): phases (tid " in names[0] and "): worker (tid " in names[1],
+           f"{what}: profiles {names}")
+    main = d["profiles"][0]
+    for k, (part, fn) in enumerate(zip(leaf_thirds(d, main), ("phase_a", "phase_b", "phase_a"))):
+        other = "phase_b" if fn == "phase_a" else "phase_a"
+        check_phase(part.count(fn), part.count(other),
+                    f"{what}: the main thread's third {k + 1} of the timeline is {fn}")
+    got = sum(main["weights"])
+    expect(abs(got - cpu) <= 0.15 * cpu + 0.05,
+           f"{what}: the main thread's weights add up to {got:.3f} s, its CPU {cpu:.3f} s")
+
+
+def main_thread_cpu(out):
+    rep = report_json(out, "--by-thread")
+    return [t["cpu_seconds"] for p in rep["processes"] for t in p["threads"]
+            if t["name"] != "worker"][0]
+
+
+@case
+def speedscope_middle_third_is_phase_b(tmp):
+    out, _ = record_phases(tmp, "flat.prof")
+    d, _ = speedscope(out)
+    expect(all(len(smp) == 1 for p in d["profiles"] for smp in p["samples"]),
+           "without -g a sample is more than its function")
+    check_speedscope_phases(d, main_thread_cpu(out), "flat")
+    out, _ = record_phases(tmp, "g.prof", "-g")
+    d, _ = speedscope(out)
+    frames = d["shared"]["frames"]
+    for p, fn in zip(d["profiles"], ("main", "worker")):
+        reach = sum(1 for smp in p["samples"] if fn in {frames[i]["name"] for i in smp})
+        expect(reach >= 0.9 * len(p["samples"]),
+               f"-g: {reach} of {len(p['samples'])} stacks of {p['name']} reach {fn}")
+    check_speedscope_phases(d, main_thread_cpu(out), "-g")
+
+
+def speedscope_viewer():
+    """speedscope's own page (the npm package speedscope: tools/setup
+    installs it), or Skip."""
+    roots = [os.environ.get("SPEEDSCOPE_DIR", "")]
+    if shutil.which("npm"):
+        cp = run(["npm", "root", "-g"])
+        roots.append(os.path.join(cp.stdout.strip(), "speedscope"))
+    for root in roots:
+        page = os.path.join(root, "dist", "release", "index.html")
+        if root and os.path.exists(page):
+            return page
+    raise Skip("speedscope's viewer not installed (npm install -g speedscope)")
+
+
+VIEWER_FLAGS = ("--allow-file-access-from-files", "--virtual-time-budget=10000")
+
+
+def in_speedscope(tmp, page, text, name):
+    """The file TEXT (called NAME) loaded into speedscope's PAGE as its
+    own command line hands it one (a script that loads it, named in the
+    page's address): the script's path, and the DOM of the page's table
+    of functions (its sandwich view)."""
+    script = os.path.join(tmp, name + ".js")
+    with open(script, "w") as f:
+        f.write("speedscope.loadFileFromBase64(%s, %s)" % (
+            json.dumps(name), json.dumps(base64.b64encode(text.encode()).decode())))
+    return script, browser.dump_dom(tmp, page, f"#localProfilePath={script}&view=sandwich",
+                                    *VIEWER_FLAGS)
+
+
+@case
+def speedscope_loads_in_headless_chromium(tmp):
+    page = speedscope_viewer()
+    browser.chromium()
+    out, _ = record_phases(tmp, "flat.prof", part=10)
+    d, text = speedscope(out)
+    script, dom = in_speedscope(tmp, page, text, "phases.speedscope.json")
+    main = d["profiles"][0]["name"]
+    expect(main in dom, f"the page does not show the thread {main!r}")
+    for fn in ("phase_a", "phase_b"):
+        expect(f">{fn}<" in dom, f"the page's table does not show {fn}")
+    expect("phase_w" not in dom, "the main thread's view shows the worker's function")
+    shot = os.path.join(tmp, "shot.png")
+    browser.headless(tmp, f"file://{page}#localProfilePath={script}", *VIEWER_FLAGS,
+                     "--window-size=1280,800", f"--screenshot={shot}")
+    expect(os.path.getsize(shot) > 5000, "no screenshot of the time-ordered view")
+
+
+def trace(out, *extra):
+    """The trace events of the run OUT: (its parsed JSON, its text)."""
+    cp = run([PROFRUN, "report", "--format", "trace", *extra, out])
+    expect(cp.returncode == 0, f"report --format trace: {cp.stderr}")
+    d = json.loads(cp.stdout)
+    for e in d["traceEvents"]:
+        expect(e["ph"] in ("M", "X") and isinstance(e["pid"], int) and
+               isinstance(e["tid"], int), f"event {e}")
+        expect(e["ph"] == "M" or (e["ts"] >= 0 and e["dur"] > 0), f"slice {e}")
+    return d, cp.stdout
+
+
+@case
+def trace_lanes_nest_stacks_and_show_the_phases(tmp):
+    out, member = record_phases(tmp, "g.prof", "-g")
+    d, _ = trace(out)
+    ev = d["traceEvents"]
+    names = {(e["name"], e["args"]["name"]) for e in ev if e["ph"] == "M"}
+    pid = int(os.path.basename(member).split(".")[0])
+    expect(("process_name", "phases") in names and
+           ("thread_name", "worker") in names and ("thread_name", "phases") in names,
+           f"process and thread names {sorted(names)}")
+    lanes = {}
+    for e in ev:
+        if e["ph"] == "X":
+            lanes.setdefault(e["tid"], []).append(e)
+    expect(len(lanes) == 2 and pid in lanes, f"lanes {sorted(lanes)}, pid {pid}")
+    main = lanes[pid]
+    # the stacks nest: every phase slice lies within a slice of main
+    mains = [(e["ts"], e["ts"] + e["dur"]) for e in main if e["name"] == "main"]
+    phases = sorted((e for e in main if e["name"] in ("phase_a", "phase_b")),
+                    key=lambda e: e["ts"])
+    inside = sum(1 for e in phases if any(lo <= e["ts"] and e["ts"] + e["dur"] <= hi + 1e-3
+                                          for lo, hi in mains))
+    expect(phases and inside == len(phases),
+           f"{inside} of {len(phases)} phase slices lie within a slice of main")
+    # a, b, a over the main thread's time on the CPU (its slices' length)
+    total, at = sum(e["dur"] for e in phases), 0.0
+    parts = [{"phase_a": 0.0, "phase_b": 0.0} for _ in range(3)]
+    for e in phases:
+        mid = (at + e["dur"] / 2) / total * 3
+        at += e["dur"]
+        k = min(2, int(mid))
+        if 0.25 <= mid - k <= 0.75:
+            parts[k][e["name"]] += e["dur"]
+    for k, fn in enumerate(("phase_a", "phase_b", "phase_a")):
+        other = "phase_b" if fn == "phase_a" else "phase_a"
+        expect(parts[k][fn] >= 0.98 * (parts[k][fn] + parts[k][other]) > 0,
+               f"third {k + 1} of the main thread's slices: {parts[k]} µs, expected {fn}")
+
+
+@case
+def trace_loads_in_headless_chromium(tmp):
+    """speedscope's viewer imports Chrome's trace events: the file loaded
+    into it shows the thread (by its name) and the phases."""
+    page = speedscope_viewer()
+    browser.chromium()
+    out, _ = record_phases(tmp, "flat.prof", part=10)
+    _, text = trace(out)
+    _, dom = in_speedscope(tmp, page, text, "phases.trace.json")
+    # speedscope names a lane "PROCESS (pid N), THREAD (tid N)"
+    for thread in ("phases", "worker"):
+        expect(re.search(r"phases \(pid \d+\), %s \(tid \d+\)" % thread, dom),
+               f"the page does not name the thread {thread}")
+    # the table of the lane shown: the main thread's phases or the worker's
+    shown = {fn for fn in ("phase_a", "phase_b", "phase_w") if f">{fn}<" in dom}
+    expect(shown in ({"phase_a", "phase_b"}, {"phase_w"}),
+           f"the page's table shows {sorted(shown)}")
+
+
+def phase_samples(rep):
+    """Samples of phase_a and phase_b in the JSON report REP."""
+    return {fn: e2e.samples_of(rep, fn) for fn in ("phase_a", "phase_b")}
+
+
+def phase_edges(member, worker=None):
+    """The times (s after the start) of the main thread's samples at a
+    third and two thirds of them, and a quarter of the time between."""
+    _, threads, (_, _, entries) = member_timeline(member)
+    times = sorted(t for t, _, th in entries if threads.get(th, (0, ""))[1] != "worker")
+    t1, t2 = times[len(times) // 3] / 1e9, times[2 * len(times) // 3] / 1e9
+    return t1, t2, (t2 - t1) / 4
+
+
+@case
+def time_window_picks_one_phase(tmp):
+    out, member = record_phases(tmp, "g.prof", "-g", worker=False)
+    t1, t2, d = phase_edges(member)
+    middle = f"{t1 + d:.3f}-{t2 - d:.3f}"
+    rep = report_json(out, "--time", middle)
+    got = phase_samples(rep)
+    check_phase(got["phase_b"], got["phase_a"], f"--time {middle} (the middle phase)")
+    expect(rep["window"] == {"start": round(t1 + d, 3), "end": round(t2 - d, 3),
+                             "from": "process"}, f"window {rep['window']}")
+    # the run's start is the one process's: +START-END is the same window
+    plus = report_json(out, "--time", "+" + middle)
+    expect(phase_samples(plus) == got, f"+{middle}: {phase_samples(plus)}, not {got}")
+    first = report_json(out, "--time", f"0-{t1 - d:.3f}")
+    got = phase_samples(first)
+    check_phase(got["phase_a"], got["phase_b"], f"--time 0-{t1 - d:.3f} (the first phase)")
+    # every view: the stacks and the time-ordered views of the window too
+    cp = run([PROFRUN, "report", "--format", "folded", "--time", middle, out])
+    leaves = {}
+    for line in cp.stdout.splitlines():
+        stack, n = line.rsplit(" ", 1)
+        leaves[stack.split(";")[-1]] = leaves.get(stack.split(";")[-1], 0) + int(n)
+    check_phase(leaves.get("phase_b", 0), leaves.get("phase_a", 0),
+                f"folded stacks of --time {middle}")
+    d_ss, _ = speedscope(out, "--time", middle)
+    fr = d_ss["shared"]["frames"]
+    ss_leaves = [fr[smp[-1]]["name"] for smp in d_ss["profiles"][0]["samples"]]
+    expect(ss_leaves.count("phase_a") <= 0.02 * len(ss_leaves) and
+           ss_leaves.count("phase_b") > 0, f"speedscope of --time {middle}: {ss_leaves}")
+    # refused: no times to cut by, and windows that are none
+    merged = os.path.join(tmp, "m.prof")
+    cp = run([PROFRUN, "merge", "-o", merged, out])
+    expect(cp.returncode == 0, f"merge: {cp.stderr}")
+    cp = run([PROFRUN, "report", "--time", "0-1", merged])
+    e2e.one_line_error(cp, "--time on a merged profile")
+    expect("no sample times" in cp.stderr, f"--time on a merged profile: {cp.stderr!r}")
+    for bad in ("2-1", "abc", "1", "-1-2", "+-1", "1-x"):
+        cp = run([PROFRUN, "report", "--time", bad, out])
+        expect(cp.returncode == 64, f"--time {bad}: exit {cp.returncode}")
+        e2e.one_line_error(cp, f"--time {bad}")
+
+
+@case
+def html_timeline_selects_a_phase(tmp):
+    browser.chromium()
+    out, member = record_phases(tmp, "flat.prof")
+    t1, t2, d = phase_edges(member)
+    page = os.path.join(tmp, "phases.html")
+    cp = run([PROFRUN, "report", "--format", "html", "-o", page, out])
+    expect(cp.returncode == 0, f"report --format html: {cp.stderr}")
+    dom = browser.dump_dom(tmp, page)
+    lanes = re.search(r'<pre id="lanes"[^>]*>(.*?)</pre>', dom, re.S)
+    expect(lanes and re.search(r"\): phases \(tid \d+\)", lanes.group(1)) and
+           re.search(r"\): worker \(tid \d+\)", lanes.group(1)),
+           f"the timeline's lanes: {lanes and lanes.group(1)!r}")
+    names = set(re.search(r'<pre id="drawn"[^>]*>(.*?)</pre>', dom, re.S).group(1).split("\n"))
+    expect({"phase_a", "phase_b", "phase_w"} <= names, f"the whole profile drawn: {names}")
+    # a range of the middle phase: the flame graph of its samples only
+    dom = browser.dump_dom(tmp, page, f"#time={t1 + d:.3f}-{t2 - d:.3f}")
+    names = set(re.search(r'<pre id="drawn"[^>]*>(.*?)</pre>', dom, re.S).group(1).split("\n"))
+    got = re.search(r'data-range-samples="(\d+)"', dom)
+    expect(got and int(got.group(1)) > 0, "no samples in the range selected")
+    expect("phase_b" in names and "phase_a" not in names,
+           f"the range {t1 + d:.3f}-{t2 - d:.3f} s drew {sorted(names)}")
+
+
+if __name__ == "__main__":
+    sys.exit(e2e.main(CASES, "e2e_time.py"))
