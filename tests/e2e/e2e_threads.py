@@ -238,7 +238,18 @@ def thousand_threads_each_get_a_record(tmp):
 def sigprof_sent_by_the_program_gets_its_own_action(tmp):
     ref = bare("raise", "dfl")
     expect(ref.returncode == -27 or ref.returncode == 155, f"bare run: exit {ref.returncode}")
-    profrun(tmp, "dfl.prof", "raise", "dfl", status=-27)
+    # a SIGPROF sent while one of a sample's is pending merges with it, as
+    # any two standard signals do (README, Limits): the sent one is then
+    # taken as a sample, rarely; three runs all doing so is a bug
+    codes = []
+    for i in range(3):
+        out = os.path.join(tmp, f"dfl-{i}.prof")
+        cp = run([PROFRUN, "-q", "-F", str(FREQ), "-o", out, "--", wl("percpu"),
+                  "raise", "dfl"], timeout=240)
+        codes.append(cp.returncode)
+        if cp.returncode == -27:
+            break
+    expect(codes[-1] == -27, f"raise dfl: exits {codes}, expected -27 (SIGPROF)")
     ref = bare("raise", "ign")
     _, cp = profrun(tmp, "ign.prof", "raise", "ign")
     expect(cp.stdout == ref.stdout == "raise: still running\n", f"output {cp.stdout!r}")
