@@ -422,13 +422,35 @@ offspring_spawned(pid_t child, const char *file, bool search)
 	errno = saved;
 }
 
-/* Async-signal-safe. */
+/* The path /proc/self/fd/FD names into OUT ("" when it cannot be read).
+ * Async-signal-safe. */
+static void
+fd_path(int fd, char *out, size_t outsz)
+{
+	char link[32] = "/proc/self/fd/", num[12];
+	int k = 14, d = 0;
+	ssize_t n;
+
+	do
+		num[d++] = (char)('0' + fd % 10);
+	while ((fd /= 10) > 0 && d < 11);
+	while (d > 0)
+		link[k++] = num[--d];
+	link[k] = '\0';
+	n = readlink(link, out, outsz - 1);
+	out[n > 0 ? n : 0] = '\0';
+}
+
+/* An image that can be profiled gets no record: the member's state
+ * (replaced by an exec) says that its successor is expected, and the
+ * page of the records is written only by processes that start others or
+ * exec what cannot be profiled.  Async-signal-safe. */
 long
 offspring_exec(const struct offspring_image *im)
 {
 	char path[PATH_MAX];
 	uint32_t flags = 0;
-	int saved = errno, why;
+	int saved = errno, why = PROFRUN_CHILD_PROFILED;
 	long r = -1;
 
 	if (mine() == NULL || im->path == NULL)
@@ -436,34 +458,27 @@ offspring_exec(const struct offspring_image *im)
 	if (im->fd >= 0 || (im->at_flags & AT_EMPTY_PATH && !im->path[0])) {
 		/* fexecve(), execveat(fd, "", AT_EMPTY_PATH): the file is
 		 * the descriptor, named by its link in /proc */
-		char link[32] = "/proc/self/fd/";
-		int fd = im->fd >= 0 ? im->fd : im->dirfd, k = 14;
-		ssize_t n;
-		char num[12];
-		int d = 0;
+		int fd = im->fd >= 0 ? im->fd : im->dirfd;
 
-		do
-			num[d++] = (char)('0' + fd % 10);
-		while ((fd /= 10) > 0 && d < 11);
-		while (d > 0)
-			link[k++] = num[--d];
-		link[k] = '\0';
-		n = readlink(link, path, sizeof(path) - 1);
-		path[n > 0 ? n : 0] = '\0';
-		why = judge_fd(im->fd >= 0 ? im->fd : im->dirfd, 0, &flags);
-		r = add_record(getpid(), PROFRUN_CHILD_EXEC, why, flags,
-			       n > 0 ? path : NULL);
+		why = judge_fd(fd, 0, &flags);
+		if (why != PROFRUN_CHILD_PROFILED)
+			fd_path(fd, path, sizeof(path));
 	} else if (im->dirfd != AT_FDCWD && im->path[0] != '/') {
 		why = judge_at(im->dirfd, im->path,
 			       im->at_flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW
 								  : 0,
 			       0, &flags);
-		r = add_record(getpid(), PROFRUN_CHILD_EXEC, why, flags,
-			       im->path);
-	} else if (judge_file(im->path, im->search, path, sizeof(path), &why,
-			      &flags)) {
-		r = add_record(getpid(), PROFRUN_CHILD_EXEC, why, flags, path);
+		if (strlen(im->path) < sizeof(path))
+			memcpy(path, im->path, strlen(im->path) + 1);
+		else
+			path[0] = '\0';
+	} else if (!judge_file(im->path, im->search, path, sizeof(path), &why,
+			       &flags)) {
+		why = PROFRUN_CHILD_PROFILED;
 	}
+	if (why != PROFRUN_CHILD_PROFILED)
+		r = add_record(getpid(), PROFRUN_CHILD_EXEC, why, flags,
+			       path[0] ? path : NULL);
 	errno = saved;
 	return r;
 }

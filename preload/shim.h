@@ -141,7 +141,9 @@ void offspring_forked(pid_t child);
  * Async-signal-safe. */
 void offspring_spawned(pid_t child, const char *file, bool search);
 
-/* The owner is about to exec IM: judged and recorded.  Returns the
+/* The owner is about to exec IM: judged, and recorded when it cannot be
+ * profiled (one that can is expected from the member's state, replaced
+ * by an exec).  Returns the
  * record, for offspring_exec_failed (-1: none).  errno is preserved.
  * Async-signal-safe. */
 long offspring_exec(const struct offspring_image *im);

@@ -103,14 +103,19 @@ print_missing(FILE *out, const struct run *run)
 	if (run->nmissing == 0)
 		return;
 	fprintf(out,
-		"  missing: %zu process%s left no profile (a full disk, or a run directory it could not reach), the report is partial\n",
+		"  missing: %zu process%s left no profile (the disk full, the run directory out of its reach, or an environment without the shim), the report is partial\n",
 		run->nmissing, run->nmissing == 1 ? "" : "es");
 	for (size_t i = 0; i < shown; i++) {
 		const struct run_missing *m = &run->missing[i];
 
-		fprintf(out, "    pid %d (%s by pid %d%s%s)\n", m->pid,
-			run_child_how(m->kind), m->ppid, m->path ? ": " : "",
-			m->path ? m->path : "");
+		if (m->kind == PROFRUN_CHILD_EXEC)
+			fprintf(out,
+				"    pid %d (the image it exec'd; parent pid %d)\n",
+				m->pid, m->ppid);
+		else
+			fprintf(out, "    pid %d (%s by pid %d%s%s)\n", m->pid,
+				run_child_how(m->kind), m->ppid,
+				m->path ? ": " : "", m->path ? m->path : "");
 	}
 	if (run->nmissing > shown)
 		fprintf(out, "    and %zu more\n", run->nmissing - shown);

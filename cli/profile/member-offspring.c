@@ -78,6 +78,7 @@ profile_parse_offspring(const uint8_t *buf, size_t avail, struct profile *p,
 	if (!profile_find_region(buf, &p->hdr, PROFRUN_REGION_OFFSPRING, &e) ||
 	    e.version != 1)
 		return 0; /* none, or a layout of a newer writer */
+	p->has_offspring = true;
 	if (profile_region_later(&e, sizeof(struct profrun_offspring),
 				 PROFILE_MAX_OFFSPRING_BYTES / 8, avail,
 				 "offspring region", &p->offspring_off,

@@ -155,8 +155,10 @@ struct profile {
 	uint64_t log_off, log_size;	/* the sample log's region, while still
 				     * to be read (profile_log_load) */
 
-	/* the processes it started and the images it exec'd (none in files
-	 * of earlier writers and merged members) */
+	/* the processes it started and the images it exec'd that cannot be
+	 * profiled (none in files of earlier writers and merged members,
+	 * which have no offspring region: has_offspring false) */
+	bool has_offspring;
 	struct profile_child *children;
 	size_t nchildren;
 	uint64_t children_unrecorded; /* past the records: only counted */

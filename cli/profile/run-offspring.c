@@ -81,6 +81,10 @@ gather(struct run *run, struct expect **out, size_t *nout)
 
 	for (size_t m = 0; m < run->n; m++) {
 		const struct profile *p = &run->members[m];
+		/* an image replaced by an exec of one that can be profiled:
+		 * its successor is expected (only the others are recorded) */
+		bool successor = p->has_offspring &&
+				 p->hdr.state == PROFRUN_STATE_EXECED;
 
 		run->children_unrecorded += p->children_unrecorded;
 		for (size_t i = 0; i < p->nchildren; i++) {
@@ -89,6 +93,9 @@ gather(struct run *run, struct expect **out, size_t *nout)
 			if (c->flags & PROFRUN_CHILD_F_FAILED)
 				continue;
 			if (c->reason != PROFRUN_CHILD_PROFILED) {
+				if (c->kind == PROFRUN_CHILD_EXEC &&
+				    c->pid == p->hdr.pid)
+					successor = false;
 				if (add_not_profiled(run, &npcap, c))
 					goto oom;
 				continue;
@@ -102,6 +109,13 @@ gather(struct run *run, struct expect **out, size_t *nout)
 					? p->hdr.ppid
 					: p->hdr.pid,
 				c->kind, c->path, n};
+			n++;
+		}
+		if (successor) {
+			if (ARRAY_GROW(ex, cap, n, 16))
+				goto oom;
+			ex[n] = (struct expect){p->hdr.pid, p->hdr.ppid,
+						PROFRUN_CHILD_EXEC, NULL, n};
 			n++;
 		}
 	}
@@ -134,7 +148,12 @@ count_members(const struct run *run, struct u64map *m)
 	return 0;
 }
 
-/* The last E - M expectations of each pid with M members are missing. */
+/* The members each pid should have: one per fork or spawn record, or one
+ * for the process's first image when no record of its start is in the
+ * run (the program profrun started, a child of system() or vfork), and
+ * one per image replaced by an exec of one that can be profiled.  When
+ * it has fewer, the last expectations (the execs come after the starts)
+ * are missing. */
 static int
 find_missing(struct run *run, const struct expect *ex, size_t n,
 	     struct u64map *members)
@@ -142,15 +161,19 @@ find_missing(struct run *run, const struct expect *ex, size_t n,
 	size_t cap = 0;
 
 	for (size_t i = 0; i < n;) {
-		size_t j = i, *v = u64map_get(members, (uint64_t)ex[i].pid),
-		       have;
+		size_t j = i, starts = 0, need, have,
+		       *v = u64map_get(members, (uint64_t)ex[i].pid);
 
 		if (!v)
 			return -1;
 		have = *v ? *v - 1 : 0;
-		while (j < n && ex[j].pid == ex[i].pid)
-			j++;
-		for (size_t k = i + (have < j - i ? have : j - i); k < j; k++) {
+		for (; j < n && ex[j].pid == ex[i].pid; j++)
+			starts += ex[j].kind != PROFRUN_CHILD_EXEC;
+		need = (j - i - starts) + (starts > 0 ? starts
+					   : have > 0 ? 1
+						      : 0);
+		for (size_t k = j - (need > have ? need - have : 0); k < j;
+		     k++) {
 			if (ARRAY_GROW(run->missing, cap, run->nmissing, 8))
 				return -1;
 			run->missing[run->nmissing++] = (struct run_missing){
