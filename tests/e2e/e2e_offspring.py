@@ -15,6 +15,7 @@ environment, sample counts and tolerances as e2e.py."""
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 
@@ -150,6 +151,52 @@ def merge_of_a_run_with_an_unreadable_member_is_partial(tmp):
     expect("partial" in cp.stderr and "1 member" in cp.stderr,
            f"merge did not say it is partial: {cp.stderr!r}")
     expect(os.path.isdir(merged), "the merge of the rest was not written")
+
+
+def offspring_region(path):
+    """The file offset of the offspring region (kind 17) of the member
+    PATH, from its region list (docs/format.md), or None."""
+    with open(path, "rb") as f:
+        data = f.read()
+    regions_off, count = struct.unpack_from("<QI", data, 384)
+    for i in range(count):
+        kind, _, _, off, _ = struct.unpack_from("<IHHQQ", data, regions_off + 24 * i)
+        if kind == 17:
+            return off
+    return None
+
+
+@case
+def damaged_offspring_region_is_refused_cleanly(tmp):
+    """A member whose offspring head claims more records than its region
+    holds is refused in one line naming the problem, and the report of
+    the rest is partial; a record whose path lies outside the path area
+    is shown without one."""
+    out = os.path.join(tmp, "dmg.prof")
+    profrun(out, wl("offspring"), "exec", wl("outcome-static"), "exit:0", "0.01")
+    parents = []
+    for m in sorted(os.listdir(out)):
+        off = offspring_region(os.path.join(out, m))
+        expect(off is not None, f"{m} has no offspring region")
+        with open(os.path.join(out, m), "rb") as f:
+            f.seek(off)
+            if struct.unpack("<I", f.read(4))[0] != 0:
+                parents.append((m, off))
+    expect(len(parents) == 2, f"members with offspring records: {parents}")
+    (first, off1), (second, off2) = parents
+    with open(os.path.join(out, first), "r+b") as f:
+        f.seek(off1)
+        f.write(struct.pack("<I", 0x7fffffff))  # slot_count
+    with open(os.path.join(out, second), "r+b") as f:
+        f.seek(off2 + 32 + 16)  # the first record's path_off
+        f.write(struct.pack("<I", 0xfffffff0))
+    cp = run([PROFRUN, "report", "--format", "json", out])
+    expect(cp.returncode == 3, f"report exit {cp.returncode}, expected 3: {cp.stderr.strip()}")
+    expect("offspring records larger than their region" in cp.stderr and first in cp.stderr,
+           f"the damaged member is not named with its problem: {cp.stderr!r}")
+    rep = json.loads(cp.stdout)
+    expect([n["path"] for n in rep["not_profiled"]] == ["?"],
+           f"a record with a path out of bounds: {rep['not_profiled']!r}")
 
 
 @case
