@@ -185,47 +185,47 @@ find_missing(struct run *run, const struct expect *ex, size_t n,
 	return 0;
 }
 
-/* Of the members of PID, the one that ran last. */
-static struct profile *
-last_image(struct run *run, int32_t pid)
-{
-	struct profile *last = NULL;
-
-	for (size_t i = 0; i < run->n; i++) {
-		struct profile *p = &run->members[i];
-
-		if (p->hdr.pid == pid &&
-		    (!last || p->hdr.start_ns > last->hdr.start_ns ||
-		     (p->hdr.start_ns == last->hdr.start_ns &&
-		      p->seq > last->seq)))
-			last = p;
-	}
-	return last;
-}
-
 /* A process whose image never finished, as its parent's wait saw it
- * end. */
-static void
+ * end; LAST maps each pid to its last member (run order is start
+ * order).  0, or -1 when out of memory. */
+static int
 apply_reaped(struct run *run)
 {
+	struct u64map last = {0};
+	size_t *v;
+
+	for (size_t i = 0; i < run->n; i++) {
+		if ((v = u64map_get(&last,
+				    (uint64_t)run->members[i].hdr.pid)) == NULL)
+			goto oom;
+		*v = i + 1;
+	}
 	for (size_t m = 0; m < run->n; m++) {
 		const struct profile *p = &run->members[m];
 
 		for (size_t i = 0; i < p->nchildren; i++) {
 			const struct profile_child *c = &p->children[i];
-			struct profile *last;
+			struct profile *l;
 
 			if (c->kind == PROFRUN_CHILD_EXEC ||
 			    !(c->flags & PROFRUN_CHILD_F_REAPED))
 				continue;
-			last = last_image(run, c->pid);
-			if (last && last->hdr.state == PROFRUN_STATE_RUNNING &&
-			    last->hdr.reaped == 0)
-				last->hdr.reaped =
-					PROFRUN_REAPED |
-					((uint32_t)c->status & 0xffff);
+			if ((v = u64map_get(&last, (uint64_t)c->pid)) == NULL)
+				goto oom;
+			if (*v == 0)
+				continue;
+			l = &run->members[*v - 1];
+			if (l->hdr.state == PROFRUN_STATE_RUNNING &&
+			    l->hdr.reaped == 0)
+				l->hdr.reaped = PROFRUN_REAPED |
+						((uint32_t)c->status & 0xffff);
 		}
 	}
+	u64map_fini(&last);
+	return 0;
+oom:
+	u64map_fini(&last);
+	return -1;
 }
 
 int
@@ -236,8 +236,8 @@ run_check_offspring(struct run *run)
 	size_t n = 0;
 	int ret = -1;
 
-	apply_reaped(run);
-	if (gather(run, &ex, &n) || count_members(run, &members))
+	if (apply_reaped(run) || gather(run, &ex, &n) ||
+	    count_members(run, &members))
 		goto out;
 	if (n > 0)
 		qsort(ex, n, sizeof(*ex), cmp_expect);
