@@ -21,6 +21,10 @@
  *   pause_off    struct profrun_pause, then u64[PROFRUN_THREAD_SLOTS]: CPU
  *                time while paused (only in the list; written only if
  *                pausing is set up)                          (64-byte aligned)
+ *   offspring_off struct profrun_offspring, its records, then their paths:
+ *                the processes the image starts and the images it execs
+ *                (only in the list; written from the first child on)
+ *                                                            (64-byte aligned)
  *   stacks_off   struct profrun_stacks, then its slots (with -g only; found
  *                through the list alone)                     (64-byte aligned)
  *
@@ -64,6 +68,10 @@
 	(sizeof(struct profrun_pause) + PROFRUN_THREAD_SLOTS * sizeof(uint64_t))
 #define WRITER_LOG_SIZE                                                        \
 	(sizeof(struct profrun_log) + PROFRUN_LOG_SLOTS * sizeof(uint64_t))
+#define WRITER_OFFSPRING_SIZE                                                  \
+	(sizeof(struct profrun_offspring) +                                    \
+	 PROFRUN_OFFSPRING_SLOTS * sizeof(struct profrun_child) +              \
+	 PROFRUN_OFFSPRING_PATHS)
 #define LAYOUT_PAGE 4096u /* the page the packing aims at (any works) */
 
 /* The first offset at or after X that lies HALF a page into a page: two
@@ -125,7 +133,8 @@ writer_layout(struct layout *l, size_t exe_len, uint64_t nbuckets,
 	l->log_off = l->threads_off + threads_size;
 	l->log_size = WRITER_LOG_SIZE;
 	l->pause_off = ALIGN_UP(l->log_off + l->log_size, 64);
-	l->file_size = l->pause_off + WRITER_PAUSE_SIZE;
+	l->offspring_off = ALIGN_UP(l->pause_off + WRITER_PAUSE_SIZE, 64);
+	l->file_size = l->offspring_off + WRITER_OFFSPRING_SIZE;
 	l->stacks_off = stacks_size ? ALIGN_UP(l->file_size, 64) : 0;
 	l->stacks_size = stacks_size;
 	if (stacks_size)
@@ -160,6 +169,8 @@ write_regions(void *base, const struct layout *l)
 		 PROFRUN_THREAD_SLOTS *
 			 (uint64_t)sizeof(struct profrun_thread)},
 		{PROFRUN_REGION_PAUSE, 1, 0, l->pause_off, WRITER_PAUSE_SIZE},
+		{PROFRUN_REGION_OFFSPRING, 1, 0, l->offspring_off,
+		 WRITER_OFFSPRING_SIZE},
 		{PROFRUN_REGION_STACKS, 1, 0, l->stacks_off, l->stacks_size},
 		{PROFRUN_REGION_ARGV, 1, 0, l->argv_off, l->argv_size},
 		{PROFRUN_REGION_LOG, 1, PROFRUN_REGION_REQUIRED, l->log_off,
@@ -535,7 +546,7 @@ punch(char *base, size_t start, size_t end)
 }
 
 #define RELEASE_CHUNK 4096u /* pages looked at per mincore() */
-#define MAX_EXTENTS   16u
+#define MAX_EXTENTS   24u
 
 /* Where the member H may hold what its process wrote, by what the
  * counts in it say was written (the record counts, the log's claims, the
@@ -612,6 +623,22 @@ written_extents(const struct profrun_header *h, struct extent *x)
 
 			if (ps->thread_slots != 0)
 				ADD(r->off, r->size);
+		} else if (r->kind == PROFRUN_REGION_OFFSPRING &&
+			   r->size >= sizeof(struct profrun_offspring)) {
+			const struct profrun_offspring *o =
+				(const void *)(base + r->off);
+			uint64_t used = o->claimed < o->slot_count
+						? o->claimed
+						: o->slot_count;
+
+			ADD(r->off,
+			    sizeof(*o) + used * sizeof(struct profrun_child));
+			if (o->path_used > 0)
+				ADD(r->off + sizeof(*o) +
+					    (uint64_t)o->slot_count *
+						    sizeof(struct
+							   profrun_child),
+				    o->path_used);
 		} else if (r->kind == PROFRUN_REGION_STACKS &&
 			   r->size >= sizeof(struct profrun_stacks)) {
 			const struct profrun_stacks *st =

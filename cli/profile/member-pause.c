@@ -78,22 +78,9 @@ profile_parse_pause(const uint8_t *buf, size_t avail, struct profile *p,
 int
 profile_pause_load(int fd, struct profile *p, char *err, size_t errlen)
 {
-	uint8_t *rec;
-	int ret;
-
-	if (p->pause_size == 0)
-		return 0;
-	rec = malloc(p->pause_size);
-	if (!rec)
-		return profile_fail(err, errlen, "out of memory");
-	ret = profile_pread_all(fd, rec, p->pause_size, p->pause_off);
-	if (ret)
-		ret = profile_fail(err, errlen, "pause record: read error");
-	else
-		ret = parse_record(rec, p->pause_size, p, err, errlen);
-	free(rec);
-	p->pause_size = 0;
-	return ret;
+	return profile_region_load(fd, p->pause_off, &p->pause_size,
+				   "pause record", parse_record, p, err,
+				   errlen);
 }
 
 double

@@ -6,6 +6,7 @@
  * it required.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "profile.h"
@@ -78,7 +79,7 @@ list_only(uint32_t kind)
 {
 	return kind == PROFRUN_REGION_STACKS || kind == PROFRUN_REGION_PAUSE ||
 	       kind == PROFRUN_REGION_FRAMES || kind == PROFRUN_REGION_ARGV ||
-	       kind == PROFRUN_REGION_LOG;
+	       kind == PROFRUN_REGION_LOG || kind == PROFRUN_REGION_OFFSPRING;
 }
 
 /* One entry, checked.  Returns 0, or -1 with a reason in ERR. */
@@ -185,4 +186,27 @@ profile_region_later(const struct profrun_region *e, size_t head,
 	*size = e->size;
 	*later = true;
 	return 0;
+}
+
+int
+profile_region_load(int fd, uint64_t off, uint64_t *size, const char *what,
+		    profile_region_parser parse, struct profile *p, char *err,
+		    size_t errlen)
+{
+	uint8_t *reg;
+	int ret;
+
+	if (*size == 0)
+		return 0;
+	reg = malloc(*size);
+	if (!reg)
+		return profile_fail(err, errlen, "out of memory");
+	ret = profile_pread_all(fd, reg, *size, off);
+	if (ret)
+		ret = profile_fail(err, errlen, "%s: read error", what);
+	else
+		ret = parse(reg, *size, p, err, errlen);
+	free(reg);
+	*size = 0;
+	return ret;
 }
