@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -15,7 +16,9 @@
 #include <string.h>
 #include <sys/gmon.h>
 #include <sys/syscall.h>
+#include <sys/resource.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "shim.h"
@@ -40,6 +43,11 @@ static monstartup_fn real___monstartup;
 static exit_fn real__exit, real__Exit;
 typedef long (*syscall_fn)(long, ...);
 static syscall_fn real_syscall;
+typedef pid_t (*wait4_fn)(pid_t, int *, int, struct rusage *);
+typedef int (*waitid_fn)(idtype_t, id_t, siginfo_t *, int);
+static wait4_fn real_wait4;
+static pid_t (*real_waitpid)(pid_t, int *, int);
+static waitid_fn real_waitid;
 
 /* Call real_<fn>, or fail with ENOSYS if it cannot be found. */
 #define CALL_REAL(fn, fail, ...)                                               \
@@ -60,6 +68,9 @@ interpose_resolve_all(void)
 	REAL(sigset);
 	REAL(_exit);
 	REAL(_Exit);
+	REAL(waitpid);
+	REAL(wait4);
+	REAL(waitid);
 }
 
 /* Not async-signal-safe (dlsym): the constructor calls it first, in every
@@ -144,9 +155,78 @@ fork(void)
 	REAL(pthread_sigmask)(SIG_BLOCK, &prof, &old);
 	pid = CALL_REAL(fork, -1);
 	saved = errno;
+	offspring_forked(pid);
 	real_pthread_sigmask(SIG_SETMASK, &old, NULL);
 	errno = saved;
 	return pid;
+}
+
+/* ---------------------------------------------------------------- wait
+ * The status of each child the program waits for goes into the child's
+ * record (offspring.c): the report tells a child that exited without
+ * libc's exit from one killed.  STATUS NULL is passed on as our own.
+ * Async-signal-safe as the calls are. */
+
+/* Pass PID and STATUS on to the record; returns PID. */
+static pid_t
+reaped(pid_t pid, const int *status, int *out)
+{
+	int saved = errno;
+
+	if (pid > 0)
+		offspring_reaped(pid, *status);
+	if (out != NULL && pid > 0)
+		*out = *status;
+	errno = saved;
+	return pid;
+}
+
+EXPORT pid_t
+waitpid(pid_t pid, int *status, int options)
+{
+	int st = 0;
+
+	return reaped(CALL_REAL(waitpid, -1, pid, &st, options), &st, status);
+}
+
+EXPORT pid_t
+wait(int *status)
+{
+	return waitpid(-1, status, 0);
+}
+
+EXPORT pid_t
+wait4(pid_t pid, int *status, int options, struct rusage *ru)
+{
+	int st = 0;
+
+	return reaped(CALL_REAL(wait4, -1, pid, &st, options, ru), &st, status);
+}
+
+EXPORT pid_t
+wait3(int *status, int options, struct rusage *ru)
+{
+	return wait4(-1, status, options, ru);
+}
+
+EXPORT int
+waitid(idtype_t type, id_t id, siginfo_t *info, int options)
+{
+	int r = CALL_REAL(waitid, -1, type, id, info, options), saved = errno;
+
+	if (r == 0 && info != NULL && info->si_pid > 0) {
+		int st = info->si_code == CLD_EXITED
+				 ? (info->si_status & 0xff) << 8
+			 : info->si_code == CLD_KILLED ? info->si_status & 0x7f
+			 : info->si_code == CLD_DUMPED
+				 ? (info->si_status & 0x7f) | 0x80
+				 : -1;
+
+		if (st >= 0)
+			offspring_reaped(info->si_pid, st);
+	}
+	errno = saved;
+	return r;
 }
 
 /* ---------------------------------------------------------------- _exit
@@ -183,10 +263,13 @@ EXPORT int
 execve(const char *path, char *const argv[], char *const envp[])
 {
 	ENVIRON_FOR_EXEC(envp);
+	long child = offspring_exec(
+		&(struct offspring_image){AT_FDCWD, path, -1, 0, false});
 	bool began = shim_exec_begin();
 	int r = CALL_REAL(execve, -1, path, argv, envp);
 
 	shim_exec_failed(began);
+	offspring_exec_failed(child);
 	return r;
 }
 
@@ -194,10 +277,13 @@ EXPORT int
 execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	ENVIRON_FOR_EXEC(envp);
+	long child = offspring_exec(
+		&(struct offspring_image){AT_FDCWD, file, -1, 0, true});
 	bool began = shim_exec_begin();
 	int r = CALL_REAL(execvpe, -1, file, argv, envp);
 
 	shim_exec_failed(began);
+	offspring_exec_failed(child);
 	return r;
 }
 
@@ -206,10 +292,13 @@ execv(const char *path, char *const argv[])
 {
 	char *const *envp = environ;
 	ENVIRON_FOR_EXEC(envp);
+	long child = offspring_exec(
+		&(struct offspring_image){AT_FDCWD, path, -1, 0, false});
 	bool began = shim_exec_begin();
 	int r = CALL_REAL(execve, -1, path, argv, envp);
 
 	shim_exec_failed(began);
+	offspring_exec_failed(child);
 	return r;
 }
 
@@ -218,10 +307,13 @@ execvp(const char *file, char *const argv[])
 {
 	char *const *envp = environ;
 	ENVIRON_FOR_EXEC(envp);
+	long child = offspring_exec(
+		&(struct offspring_image){AT_FDCWD, file, -1, 0, true});
 	bool began = shim_exec_begin();
 	int r = CALL_REAL(execvpe, -1, file, argv, envp);
 
 	shim_exec_failed(began);
+	offspring_exec_failed(child);
 	return r;
 }
 
@@ -229,10 +321,13 @@ EXPORT int
 fexecve(int fd, char *const argv[], char *const envp[])
 {
 	ENVIRON_FOR_EXEC(envp);
+	long child = offspring_exec(
+		&(struct offspring_image){AT_FDCWD, "", fd, 0, false});
 	bool began = shim_exec_begin();
 	int r = CALL_REAL(fexecve, -1, fd, argv, envp);
 
 	shim_exec_failed(began);
+	offspring_exec_failed(child);
 	return r;
 }
 
@@ -241,10 +336,13 @@ execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
 	 int flags)
 {
 	ENVIRON_FOR_EXEC(envp);
+	long child = offspring_exec(
+		&(struct offspring_image){dirfd, path, -1, flags, false});
 	bool began = shim_exec_begin();
 	int r = CALL_REAL(execveat, -1, dirfd, path, argv, envp, flags);
 
 	shim_exec_failed(began);
+	offspring_exec_failed(child);
 	return r;
 }
 

@@ -21,12 +21,15 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdarg.h>
 #include <sys/signalfd.h>
+#include <threads.h>
 
 #include "shim.h"
 
@@ -43,6 +46,8 @@ typedef int (*posix_spawn_fn)(pid_t *, const char *,
 			      char *const[]);
 typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *,
 				 void *(*)(void *), void *);
+typedef int (*thrd_create_fn)(thrd_t *, thrd_start_t, void *);
+typedef int (*clone_fn)(int (*)(void *), void *, int, void *, ...);
 
 pthread_sigmask_fn real_pthread_sigmask;
 static sigprocmask_fn real_sigprocmask;
@@ -52,6 +57,8 @@ static sigwaitinfo_fn real_sigwaitinfo;
 static sigtimedwait_fn real_sigtimedwait;
 static signalfd_fn real_signalfd;
 static pthread_create_fn real_pthread_create;
+static thrd_create_fn real_thrd_create;
+static clone_fn real_clone;
 static posix_spawn_fn real_posix_spawn, real_posix_spawnp;
 static int (*real_system)(const char *);
 static FILE *(*real_popen)(const char *, const char *);
@@ -574,9 +581,10 @@ static int
 spawn_as_viewed(posix_spawn_fn real_fn, pid_t *pid, const char *path,
 		const posix_spawn_file_actions_t *fa,
 		const posix_spawnattr_t *attr, char *const argv[],
-		char *const envp[])
+		char *const envp[], bool search)
 {
 	ENVIRON_FOR_EXEC(envp);
+	pid_t child = 0;
 	struct spawn_view v;
 	short flags = 0;
 	sigset_t dfl;
@@ -593,8 +601,13 @@ spawn_as_viewed(posix_spawn_fn real_fn, pid_t *pid, const char *path,
 		posix_spawnattr_getsigdefault(attr, &dfl);
 	spawn_view_begin(&v, sigismember(&dfl, SIGPROF) == 1,
 			 flags & POSIX_SPAWN_SETSIGMASK);
-	r = real_fn(pid, path, fa, attr, argv, envp);
+	r = real_fn(&child, path, fa, attr, argv, envp);
 	spawn_view_end(&v);
+	if (r == 0) {
+		offspring_spawned(child, path, search);
+		if (pid != NULL)
+			*pid = child;
+	}
 	return r;
 }
 
@@ -604,7 +617,7 @@ posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
 	    char *const envp[])
 {
 	return spawn_as_viewed(REAL(posix_spawn), pid, path, fa, attr, argv,
-			       envp);
+			       envp, false);
 }
 
 EXPORT int
@@ -613,7 +626,7 @@ posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
 	     char *const envp[])
 {
 	return spawn_as_viewed(REAL(posix_spawnp), pid, file, fa, attr, argv,
-			       envp);
+			       envp, true);
 }
 
 /* Not async-signal-safe (neither is system). */
@@ -654,16 +667,17 @@ popen(const char *command, const char *mode)
 
 /* ---------------------------------------------------------------- threads */
 struct start {
-	void *(*fn)(void *);
+	void *(*fn)(void *);	/* pthread_create's */
+	int (*thrd_fn)(void *); /* or thrd_create's */
 	void *arg;
 	bool prof_blocked, toggle_blocked; /* the creator's view */
 };
 
-/* First code of every thread pthread_create() starts: take the creator's
- * view of SIGPROF, register, arm the timer, then run the program's start
- * routine. */
-static void *
-trampoline(void *p)
+/* First code of every thread pthread_create() or thrd_create() starts:
+ * take the creator's view of SIGPROF, register, arm the timer; the
+ * program's start routine runs next.  Frees P. */
+static struct start
+thread_begin(void *p)
 {
 	struct start s = *(struct start *)p;
 
@@ -678,7 +692,41 @@ trampoline(void *p)
 		if (have_end_key)
 			pthread_setspecific(end_key, &end_key);
 	}
+	return s;
+}
+
+static void *
+trampoline(void *p)
+{
+	struct start s = thread_begin(p);
+
 	return s.fn(s.arg);
+}
+
+/* C11 threads: glibc's thrd_create() starts them through its internal
+ * pthread_create, which the interposer below never sees. */
+static int
+thrd_trampoline(void *p)
+{
+	struct start s = thread_begin(p);
+
+	return s.thrd_fn(s.arg);
+}
+
+/* The record of a new thread's start, or NULL to start it unchanged. */
+static struct start *
+new_start(void *(*fn)(void *), int (*thrd_fn)(void *), void *arg)
+{
+	struct start *s;
+
+	if (!virtualizing() || (s = malloc(sizeof(*s))) == NULL)
+		return NULL;
+	s->fn = fn;
+	s->thrd_fn = thrd_fn;
+	s->arg = arg;
+	s->prof_blocked = t_prof_blocked;
+	s->toggle_blocked = t_toggle_blocked;
+	return s;
 }
 
 /* Not async-signal-safe (neither is pthread_create). */
@@ -691,14 +739,51 @@ pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 
 	if (REAL(pthread_create) == NULL)
 		return EAGAIN;
-	if (!virtualizing() || (s = malloc(sizeof(*s))) == NULL)
+	if ((s = new_start(fn, NULL, arg)) == NULL)
 		return real_pthread_create(thread, attr, fn, arg);
-	s->fn = fn;
-	s->arg = arg;
-	s->prof_blocked = t_prof_blocked;
-	s->toggle_blocked = t_toggle_blocked;
 	r = real_pthread_create(thread, attr, trampoline, s);
 	if (r != 0)
 		free(s);
+	return r;
+}
+
+/* Not async-signal-safe (neither is thrd_create). */
+EXPORT int
+thrd_create(thrd_t *thr, thrd_start_t fn, void *arg)
+{
+	struct start *s;
+	int r;
+
+	if (REAL(thrd_create) == NULL)
+		return thrd_error;
+	if ((s = new_start(NULL, fn, arg)) == NULL)
+		return real_thrd_create(thr, fn, arg);
+	r = real_thrd_create(thr, thrd_trampoline, s);
+	if (r != thrd_success)
+		free(s);
+	return r;
+}
+
+/* A thread the program starts with clone() itself runs on a stack and
+ * thread pointer of its own making, where nothing of ours may run: it is
+ * counted, so that the report names the cause of its unsampled CPU time.
+ * The arguments past ARG are passed on as they came (the kernel reads
+ * them only when FLAGS ask).  Async-signal-safe as clone is. */
+EXPORT int
+clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
+{
+	va_list ap;
+	pid_t *ptid, *ctid;
+	void *tls;
+	int r;
+
+	va_start(ap, arg);
+	ptid = va_arg(ap, pid_t *);
+	tls = va_arg(ap, void *);
+	ctid = va_arg(ap, pid_t *);
+	va_end(ap);
+	r = CALL_REAL(clone, -1, fn, stack, flags, arg, ptid, tls, ctid);
+	if (r > 0 && (flags & CLONE_THREAD))
+		threads_count_unhooked();
 	return r;
 }

@@ -470,6 +470,7 @@ profile_open(pid_t pid, pid_t ppid, const struct profrun_header *from)
 			: NULL);
 	g.owner = pid;
 	stacks_attach(g.hdr, g.layout.stacks_off);
+	offspring_attach(g.hdr, g.layout.offspring_off, pid);
 	threads_attach_paused((uint64_t *)((char *)base + g.layout.pause_off +
 					   sizeof(struct profrun_pause)));
 	threads_attach(g.hdr);
@@ -598,6 +599,7 @@ release_owned(void)
 	if (g.state == SHIM_ON)
 		timer_close();
 	g.state = SHIM_OFF;
+	offspring_detach();
 	writer_release(g.hdr);
 }
 
@@ -647,6 +649,7 @@ on_fork_child(void)
 	stacks_fork_child();
 	pause_fork_child();
 	altstack_fork_child();
+	offspring_detach();
 	g.state = SHIM_OFF;
 	if (was == SHIM_ON && fork_from_owner) {
 		if (profile_open(self_pid, g.owner, old) < 0)
@@ -684,8 +687,10 @@ shim_exec_begin(void)
 	 * thread it starts) before a failed exec reserves it again, and
 	 * meet SIGBUS on a full disk. */
 	g.released = threads_alone();
-	if (g.released)
+	if (g.released) {
+		offspring_detach();
 		writer_release(g.hdr);
+	}
 	return true;
 }
 
@@ -722,6 +727,7 @@ shim_exec_failed(bool began)
 	}
 	g.released = false;
 	masks_toggle_view(false);
+	offspring_attach(g.hdr, g.layout.offspring_off, g.owner);
 	g.hdr->end_ns = 0;
 	g.hdr->cpu_user_ns = 0;
 	g.hdr->cpu_sys_ns = 0;
@@ -776,6 +782,7 @@ startup(int argc, char **argv)
 	if (resolve_output() < 0)
 		return;
 	g.vdso_size = modules_vdso_size();
+	offspring_init();
 	stacks_configure(cfg.stacks ? cfg.stack_size : 0, cfg.stack_samples);
 	stacks_thread_start();
 	if (threads_init() < 0)

@@ -15,6 +15,7 @@
  *             and where the program's SA_ONSTACK handlers run
  *   vfork-ARCH.S vfork() that flags its child (x86-64)
  *   environ.c our variables put back into environments passed to exec
+ *   offspring.c the children and exec'd images of the image, in its member
  *   collect.h pure bucket, carry and PC-table arithmetic of the handler
  *
  * Every function states whether it is async-signal-safe.  Functions return
@@ -161,6 +162,49 @@ char *const *environ_merge(char *const *envp, void *room, size_t size);
 	size_t envp##_room = environ_merge_size(envp);                         \
 	void *envp##_buf[envp##_room / sizeof(void *) + 1];                    \
 	envp = environ_merge(envp, envp##_buf, envp##_room)
+/* ---------------------------------------------------------------- offspring.c
+ * The children and exec'd images of this image, in its member. */
+
+/* The image an exec begins: PATH relative to DIRFD (AT_FDCWD), searched
+ * in $PATH when SEARCH (execvp), or the descriptor FD (fexecve; -1 when
+ * none); AT_FLAGS are execveat's. */
+struct offspring_image {
+	int dirfd;
+	const char *path;
+	int fd;
+	int at_flags;
+	bool search;
+};
+
+/* Note our own dynamic loader (an exec of it runs a program that is
+ * profiled).  Not async-signal-safe; call at start. */
+void offspring_init(void);
+
+/* Record into the region at offset OFF of the member H (0: none), owned
+ * by PID; detach: record nothing more (the member's blocks are given
+ * back).  Async-signal-safe. */
+void offspring_attach(struct profrun_header *h, uint64_t off, pid_t pid);
+void offspring_detach(void);
+
+/* The owner forked CHILD, whose own member is expected.
+ * Async-signal-safe. */
+void offspring_forked(pid_t child);
+
+/* The owner spawned CHILD running FILE (searched in $PATH when SEARCH).
+ * Async-signal-safe. */
+void offspring_spawned(pid_t child, const char *file, bool search);
+
+/* The owner is about to exec IM: judged, and recorded when it cannot be
+ * profiled (one that can is expected from the member's state, replaced
+ * by an exec).  Returns the
+ * record, for offspring_exec_failed (-1: none).  errno is preserved.
+ * Async-signal-safe. */
+long offspring_exec(const struct offspring_image *im);
+void offspring_exec_failed(long rec);
+
+/* A wait of the owner's returned PID with STATUS: noted in its record.
+ * Async-signal-safe. */
+void offspring_reaped(pid_t pid, int status);
 
 /* ---------------------------------------------------------------- interpose.c */
 /* Resolve the real_<fn> of the interposers that a signal handler, a vfork
@@ -342,6 +386,7 @@ struct layout {
 	uint64_t jit_off; /* struct profrun_jit and its ranges */
 	uint64_t timeline_off; /* its entries, then struct profrun_timeline */
 	uint64_t timeline_size;
+	uint64_t offspring_off; /* struct profrun_offspring, records, paths */
 	uint64_t file_size;
 };
 
@@ -514,6 +559,10 @@ void threads_register_self(bool main_thread);
 /* The calling thread ends: disarm its timer, record its CPU time and
  * name.  Async-signal-safe. */
 void threads_unregister_self(void);
+
+/* The program started a thread with clone() itself: count it in the
+ * header (its CPU time goes unsampled).  Async-signal-safe. */
+void threads_count_unhooked(void);
 
 /* Arm a timer of IVAL ns for every registered thread that has none /
  * delete every timer.  Async-signal-safe. */

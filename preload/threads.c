@@ -588,3 +588,11 @@ threads_finish(bool names)
 	if (live_other != 0)
 		aggregate()->cpu_live_ns = live_other;
 }
+
+/* Async-signal-safe. */
+void
+threads_count_unhooked(void)
+{
+	if (hdr != NULL && shim_owns_profile())
+		__atomic_add_fetch(&hdr->clone_threads, 1, __ATOMIC_RELAXED);
+}

@@ -27,6 +27,10 @@
  *   jit_off      struct profrun_jit, then its ranges: code no object file
  *                holds (only in the list; written only when the scans of
  *                /proc/self/maps find such code)         (64-byte aligned)
+ *   offspring_off struct profrun_offspring, its records, then their paths:
+ *                the processes the image starts and the images it execs
+ *                (only in the list; written from the first child on)
+ *                                                            (64-byte aligned)
  *   stacks_off   struct profrun_stacks, then its slots (with -g only; found
  *                through the list alone)                     (64-byte aligned)
  *
@@ -76,6 +80,10 @@
 #define WRITER_TIMELINE_SIZE                                                   \
 	(PROFRUN_TIMELINE_SLOTS * sizeof(struct profrun_timeline_entry) +      \
 	 sizeof(struct profrun_timeline))
+#define WRITER_OFFSPRING_SIZE                                                  \
+	(sizeof(struct profrun_offspring) +                                    \
+	 PROFRUN_OFFSPRING_SLOTS * sizeof(struct profrun_child) +              \
+	 PROFRUN_OFFSPRING_PATHS)
 #define LAYOUT_PAGE 4096u /* the page the packing aims at (any works) */
 
 /* The first offset at or after X that lies HALF a page into a page: two
@@ -141,7 +149,8 @@ writer_layout(struct layout *l, size_t exe_len, uint64_t nbuckets,
 	l->log_size = WRITER_LOG_SIZE;
 	l->pause_off = ALIGN_UP(l->log_off + l->log_size, 64);
 	l->jit_off = ALIGN_UP(l->pause_off + WRITER_PAUSE_SIZE, 64);
-	l->file_size = l->jit_off + WRITER_JIT_SIZE;
+	l->offspring_off = ALIGN_UP(l->jit_off + WRITER_JIT_SIZE, 64);
+	l->file_size = l->offspring_off + WRITER_OFFSPRING_SIZE;
 	l->stacks_off = stacks_size ? ALIGN_UP(l->file_size, 64) : 0;
 	l->stacks_size = stacks_size;
 	if (stacks_size)
@@ -176,6 +185,8 @@ write_regions(void *base, const struct layout *l)
 		 PROFRUN_THREAD_SLOTS *
 			 (uint64_t)sizeof(struct profrun_thread)},
 		{PROFRUN_REGION_PAUSE, 1, 0, l->pause_off, WRITER_PAUSE_SIZE},
+		{PROFRUN_REGION_OFFSPRING, 1, 0, l->offspring_off,
+		 WRITER_OFFSPRING_SIZE},
 		{PROFRUN_REGION_STACKS, 1, 0, l->stacks_off, l->stacks_size},
 		{PROFRUN_REGION_JIT, 1, 0, l->jit_off, WRITER_JIT_SIZE},
 		{PROFRUN_REGION_ARGV, 1, 0, l->argv_off, l->argv_size},
@@ -655,6 +666,22 @@ written_extents(const struct profrun_header *h, struct extent *x)
 
 			if (ps->thread_slots != 0)
 				ADD(r->off, r->size);
+		} else if (r->kind == PROFRUN_REGION_OFFSPRING &&
+			   r->size >= sizeof(struct profrun_offspring)) {
+			const struct profrun_offspring *o =
+				(const void *)(base + r->off);
+			uint64_t used = o->claimed < o->slot_count
+						? o->claimed
+						: o->slot_count;
+
+			ADD(r->off,
+			    sizeof(*o) + used * sizeof(struct profrun_child));
+			if (o->path_used > 0)
+				ADD(r->off + sizeof(*o) +
+					    (uint64_t)o->slot_count *
+						    sizeof(struct
+							   profrun_child),
+				    o->path_used);
 		} else if (r->kind == PROFRUN_REGION_STACKS &&
 			   r->size >= sizeof(struct profrun_stacks)) {
 			const struct profrun_stacks *st =

@@ -28,7 +28,9 @@ static const char merge_usage[] =
 	"  -h, --help          show this help\n"
 	"\n"
 	"Exit status: 0 merged, 2 unusable input (unreadable profile, another\n"
-	"binary without --force, OUT not replaceable), 64 usage error.\n";
+	"binary without --force, OUT not replaceable), 3 merged but partial\n"
+	"(members of an input could not be read, or processes left none),\n"
+	"64 usage error.\n";
 
 enum { MERGE_FAIL = 2, OPT_FORCE = 256 };
 
@@ -74,7 +76,13 @@ cmd_merge(int argc, char **argv)
 		return merge_usage_error("missing -o OUT", "");
 	if (optind == argc)
 		return merge_usage_error("missing PROFILE", "");
-	if (merge_profiles(argv + optind, (size_t)(argc - optind), out, force))
+	switch (merge_profiles(argv + optind, (size_t)(argc - optind), out,
+			       force)) {
+	case 0:
+		return EXIT_OK;
+	case 1:
+		return EXIT_PARTIAL;
+	default:
 		return MERGE_FAIL;
-	return EXIT_OK;
+	}
 }

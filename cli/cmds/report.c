@@ -347,8 +347,12 @@ report_paths(char *const *paths, size_t n, const struct report_opts *opts,
 	if (ret == 0 && run.skipped > 0)
 		cli_error("%s: partial report: %zu member%s could not be read",
 			  run.path, run.skipped, run.skipped == 1 ? "" : "s");
+	if (ret == 0 && run.nmissing > 0)
+		cli_error("%s: partial report: %zu process%s left no profile",
+			  run.path, run.nmissing,
+			  run.nmissing == 1 ? "" : "es");
 	report_fini(&r);
-	ret = ret ? EXIT_FAIL : run.skipped > 0 ? EXIT_PARTIAL : EXIT_OK;
+	ret = ret ? EXIT_FAIL : run_partial(&run) ? EXIT_PARTIAL : EXIT_OK;
 	run_fini(&run);
 	return ret;
 }

@@ -486,6 +486,7 @@ set_forwarding(bool on)
 
 /* The signal that ended the program, 0 if it exited. */
 static int program_signal;
+static int program_status = -1; /* its wait status, -1 = not known */
 
 static int
 wait_status(pid_t pid)
@@ -498,6 +499,7 @@ wait_status(pid_t pid)
 	while (r < 0 && errno == EINTR);
 	if (r < 0)
 		return 1;
+	program_status = status;
 	if (WIFSIGNALED(status)) {
 		program_signal = WTERMSIG(status);
 		return 128 + WTERMSIG(status);
@@ -622,6 +624,10 @@ after_run(const struct run_opts *o, const char *outdir, bool default_out)
 	bool own;
 	size_t n = count_members(outdir, program_pid, &own);
 
+	/* how the program ended, for a member whose image never finished
+	 * (a raw exit_group, or a kill): only its parent knows */
+	if (own && program_status != -1)
+		run_note_reaped(outdir, (uint32_t)program_pid, program_status);
 	if (n == 0) {
 		cli_error(
 			"no profile in %s: the program ran without being profiled (see the messages above)",

@@ -244,6 +244,7 @@ json_process(const struct report *r, const struct proc *pr)
 	json_object *o = json_object_new_object();
 	bool exited =
 		p->hdr.state == PROFRUN_STATE_EXITED && p->hdr.exit_code >= 0;
+	int raw = profile_raw_exit(p), sig = profile_end_signal(p);
 
 	json_object_object_add(o, "pid", json_object_new_int(p->hdr.pid));
 	json_object_object_add(o, "ppid", json_object_new_int(p->hdr.ppid));
@@ -258,7 +259,12 @@ json_process(const struct report *r, const struct proc *pr)
 			       json_object_new_boolean(profile_complete(p)));
 	json_object_object_add(o, "exit",
 			       exited ? json_object_new_int(p->hdr.exit_code)
-				      : NULL);
+			       : raw >= 0 ? json_object_new_int(raw)
+					  : NULL);
+	json_object_object_add(o, "exit_through_libc",
+			       json_object_new_boolean(raw < 0));
+	json_object_object_add(o, "signal",
+			       sig > 0 ? json_object_new_int(sig) : NULL);
 	json_object_object_add(o, "stopped_early",
 			       json_string_or_null(report_stop_why(p)));
 	json_object_object_add(
@@ -354,6 +360,49 @@ json_modules(const struct report *r)
 	return a;
 }
 
+/* The processes that left no member (the report is partial). */
+static json_object *
+json_missing(const struct run *run)
+{
+	json_object *a = json_object_new_array(), *m;
+
+	for (size_t i = 0; i < run->nmissing; i++) {
+		const struct run_missing *x = &run->missing[i];
+
+		m = json_object_new_object();
+		json_object_object_add(m, "pid", json_object_new_int(x->pid));
+		json_object_object_add(m, "ppid", json_object_new_int(x->ppid));
+		json_object_object_add(
+			m, "how",
+			json_object_new_string(run_child_how(x->kind)));
+		json_object_object_add(m, "path", json_string_or_null(x->path));
+		json_object_array_add(a, m);
+	}
+	return a;
+}
+
+/* The images that could not be profiled, by path and reason. */
+static json_object *
+json_not_profiled(const struct run *run)
+{
+	json_object *a = json_object_new_array(), *m;
+
+	for (size_t i = 0; i < run->nnot_profiled; i++) {
+		const struct run_not_profiled *x = &run->not_profiled[i];
+
+		m = json_object_new_object();
+		json_add_string(m, "path", x->path);
+		json_object_object_add(
+			m, "reason",
+			json_object_new_string(run_child_reason(x->reason)));
+		json_object_object_add(m, "script",
+				       json_object_new_boolean(x->script));
+		json_add_u64(m, "count", x->count);
+		json_object_array_add(a, m);
+	}
+	return a;
+}
+
 /* The members of the run left out (the report is partial). */
 static json_object *
 json_unreadable(const struct run *run)
@@ -432,6 +481,12 @@ json_report(const struct report *r)
 				       ? json_fixed(r->cpu_unsampled, 3)
 				       : NULL);
 	json_object_object_add(
+		o, "unsampled_cause",
+		r->threaded && r->cpu_seconds >= 0 && r->cpu_unsampled > 0
+			? json_object_new_string(report_unsampled_cause(r))
+			: NULL);
+	json_add_u64(o, "clone_threads", r->clone_threads);
+	json_object_object_add(
 		o, "cpu_profiled_seconds",
 		r->cpu_seconds >= 0
 			? json_fixed(r->cpu_seconds - r->cpu_paused, 3)
@@ -441,11 +496,14 @@ json_report(const struct report *r)
 	json_object_object_add(o, "complete",
 			       json_object_new_boolean(r->complete));
 	json_object_object_add(o, "partial",
-			       json_object_new_boolean(r->run->skipped > 0));
+			       json_object_new_boolean(run_partial(r->run)));
 	json_object_object_add(o, "unreadable",
 			       json_object_new_uint64(r->run->skipped));
 	json_object_object_add(o, "unreadable_members",
 			       json_unreadable(r->run));
+	json_object_object_add(o, "missing", json_missing(r->run));
+	json_object_object_add(o, "not_profiled", json_not_profiled(r->run));
+	json_add_u64(o, "children_unrecorded", r->run->children_unrecorded);
 	for (i = 0; i < r->nprocs; i++)
 		json_object_array_add(procs, json_process(r, &r->procs[i]));
 	json_object_object_add(o, "processes", procs);

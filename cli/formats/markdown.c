@@ -36,6 +36,9 @@ md_summary(FILE *out, const struct report *r)
 	if (r->run->skipped > 0)
 		fprintf(out, " (partial: %zu unreadable member%s)",
 			r->run->skipped, r->run->skipped == 1 ? "" : "s");
+	if (r->run->nmissing > 0)
+		fprintf(out, " (partial: %zu process%s left no profile)",
+			r->run->nmissing, r->run->nmissing == 1 ? "" : "es");
 	fputs("\n\n", out);
 }
 

@@ -37,20 +37,28 @@ print_process_line(FILE *out, const struct profile *p, const char *lead)
 		p->hdr.pid, profile_state_text(p));
 	if (p->hdr.state == PROFRUN_STATE_EXITED && p->hdr.exit_code >= 0)
 		fprintf(out, ", exit %d", p->hdr.exit_code);
+	else if (profile_raw_exit(p) >= 0)
+		fprintf(out, ", exit %d", profile_raw_exit(p));
+	else if (profile_end_signal(p) > 0)
+		fprintf(out, ", signal %d", profile_end_signal(p));
 	fprintf(out, ")\n");
 }
 
 static void
 print_run_line(FILE *out, const struct report *r)
 {
-	size_t i, ok = 0;
+	size_t i, ok = 0, raw = 0;
 
-	for (i = 0; i < r->nprocs; i++)
+	for (i = 0; i < r->nprocs; i++) {
 		ok += profile_complete(r->procs[i].p);
+		raw += profile_raw_exit(r->procs[i].p) >= 0;
+	}
 	fprintf(out, "profrun: %s: %zu processes (%zu complete", r->run->path,
 		r->nprocs, ok);
-	if (ok < r->nprocs)
-		fprintf(out, ", %zu cut short", r->nprocs - ok);
+	if (raw > 0)
+		fprintf(out, ", %zu exited not through libc", raw);
+	if (ok + raw < r->nprocs)
+		fprintf(out, ", %zu cut short", r->nprocs - ok - raw);
 	fprintf(out, ")");
 	if (r->idle > 0)
 		fprintf(out, ", %zu without samples", r->idle);
@@ -83,6 +91,74 @@ print_unreadable(FILE *out, const struct run *run)
 		fprintf(out, "    and %zu more\n", run->skipped - shown);
 }
 
+/* Shown by pid in the header; the JSON report lists them all. */
+#define MISSING_SHOWN 10
+
+/* The processes of the run that left no member: the report is partial. */
+static void
+print_missing(FILE *out, const struct run *run)
+{
+	size_t shown =
+		run->nmissing < MISSING_SHOWN ? run->nmissing : MISSING_SHOWN;
+
+	if (run->nmissing == 0)
+		return;
+	fprintf(out,
+		"  missing: %zu process%s left no profile (the disk full, the run directory out of its reach, or an environment without the shim), the report is partial\n",
+		run->nmissing, run->nmissing == 1 ? "" : "es");
+	for (size_t i = 0; i < shown; i++) {
+		const struct run_missing *m = &run->missing[i];
+
+		if (m->kind == PROFRUN_CHILD_EXEC)
+			fprintf(out,
+				"    pid %d (the image it exec'd; parent pid %d)\n",
+				m->pid, m->ppid);
+		else
+			fprintf(out, "    pid %d (%s by pid %d%s%s)\n", m->pid,
+				run_child_how(m->kind), m->ppid,
+				m->path ? ": " : "", m->path ? m->path : "");
+	}
+	if (run->nmissing > shown)
+		fprintf(out, "    and %zu more\n", run->nmissing - shown);
+}
+
+/* The images the run started that could not be profiled, by path. */
+static void
+print_not_profiled(FILE *out, const struct run *run)
+{
+	size_t total = 0;
+
+	if (run->nnot_profiled == 0)
+		return;
+	for (size_t i = 0; i < run->nnot_profiled; i++)
+		total += run->not_profiled[i].count;
+	fprintf(out, "  not profiled: %zu process%s:", total,
+		total == 1 ? "" : "es");
+	for (size_t i = 0; i < run->nnot_profiled; i++) {
+		const struct run_not_profiled *n = &run->not_profiled[i];
+
+		fprintf(out, "%s %s (%s%s)", i ? "," : "", n->path,
+			n->script ? "its interpreter: " : "",
+			run_child_reason(n->reason));
+		if (n->count > 1)
+			fprintf(out, " x%zu", n->count);
+	}
+	fprintf(out, "\n");
+}
+
+/* What the run holds besides its members' own lines. */
+static void
+print_run_members(FILE *out, const struct run *run)
+{
+	print_unreadable(out, run);
+	print_missing(out, run);
+	print_not_profiled(out, run);
+	if (run->children_unrecorded > 0)
+		fprintf(out,
+			"  %llu more children were only counted (past the records a process keeps): not checked\n",
+			(unsigned long long)run->children_unrecorded);
+}
+
 /* First lines: who ran and what went wrong. */
 static void
 print_identity(FILE *out, const struct report *r)
@@ -94,7 +170,7 @@ print_identity(FILE *out, const struct report *r)
 	if (r->nprocs == 1) {
 		print_process_line(out, r->procs[0].p, "profrun: ");
 		report_problems(r->procs[0].p, false, print_problem, &c);
-		print_unreadable(out, r->run);
+		print_run_members(out, r->run);
 		return;
 	}
 	print_run_line(out, r);
@@ -107,7 +183,7 @@ print_identity(FILE *out, const struct report *r)
 		 * counts already: a line each would bury the rest */
 		report_problems(p, p->main + p->outside > 0, print_problem, &c);
 	}
-	print_unreadable(out, r->run);
+	print_run_members(out, r->run);
 }
 
 static const char *
@@ -234,18 +310,34 @@ print_rate_line(FILE *out, const struct report *r)
 			r->cpu_known - r->cpu_paused, r->cpu_paused);
 }
 
-/* CPU time no timer of ours covered, when it is more than clock noise. */
+/* CPU time no timer of ours covered, when it is more than clock noise,
+ * and why. */
 static void
 print_unsampled(FILE *out, const struct report *r, double cap)
 {
 	double floor = cap > 0 ? 2.0 / cap : 0.02;
+	const char *cause = report_unsampled_cause(r);
 
 	if (r->cpu_unsampled <= floor ||
 	    r->cpu_unsampled <= 0.02 * r->cpu_known)
 		return;
-	fprintf(out,
-		"  unsampled: %.2f s of the CPU time (%.0f%%) ran in threads no timer of ours covered (not started by pthread_create, e.g. a raw clone or thrd_create, or their timer could not be made): no row below stands for it\n",
+	fprintf(out, "  unsampled: %.2f s of the CPU time (%.0f%%) ",
 		r->cpu_unsampled, 100.0 * r->cpu_unsampled / r->cpu_known);
+	if (strcmp(cause, "thread_edges") == 0)
+		fprintf(out,
+			"went to starting and ending %" PRIu64
+			" thread%s, outside their timers (%.3f s of it before the timers began)",
+			r->threads_started, r->threads_started == 1 ? "" : "s",
+			r->thread_startup);
+	else if (strcmp(cause, "clone_threads") == 0)
+		fprintf(out,
+			"ran in %" PRIu64
+			" thread%s the program started with clone() itself, which no timer of ours covers",
+			r->clone_threads, r->clone_threads == 1 ? "" : "s");
+	else
+		fprintf(out,
+			"ran in threads no timer of ours covered (not started by pthread_create or thrd_create: the C library's own threads for SIGEV_THREAD timers and aio, a raw clone system call), or whose timer could not be made");
+	fprintf(out, ": no row below stands for it\n");
 }
 
 /* Processes that used less than two ticks' worth of CPU time. */

@@ -183,6 +183,27 @@ merge_foreign(struct merge *m)
 	return ret;
 }
 
+/* What the inputs lack (members that could not be read, processes that
+ * left none), said in one line: the merge is partial.  Returns 1 then,
+ * else 0. */
+static int
+say_partial(const struct merge *m, const char *out)
+{
+	size_t skipped = 0, missing = 0;
+
+	for (size_t k = 0; k < m->nruns; k++) {
+		skipped += m->runs[k].skipped;
+		missing += m->runs[k].nmissing;
+	}
+	if (skipped == 0 && missing == 0)
+		return 0;
+	cli_error(
+		"merge: %s is partial: %zu member%s of the inputs could not be read, %zu process%s left no profile",
+		out, skipped, skipped == 1 ? "" : "s", missing,
+		missing == 1 ? "" : "es");
+	return 1;
+}
+
 int
 merge_profiles(char *const *paths, size_t n, const char *out, bool force)
 {
@@ -206,6 +227,8 @@ merge_profiles(char *const *paths, size_t n, const char *out, bool force)
 		goto done;
 	ret = merge_out_write(out, &m.images, m.same, m.nsame, m.foreign,
 			      m.nforeign, m.ref);
+	if (ret == 0)
+		ret = say_partial(&m, out);
 done:
 	image_set_fini(&m.images);
 	free(m.same);

@@ -205,6 +205,22 @@ sampled_cpu(const struct profile *p, double cpu)
 	return s > 0 ? s : 0;
 }
 
+/* CPU a thread uses starting (clone, its stack, its timer) and ending
+ * outside its timer, at most: what is above that is a thread no timer
+ * covered. */
+#define THREAD_EDGES_MAX 100e-6
+
+const char *
+report_unsampled_cause(const struct report *r)
+{
+	if (r->clone_threads > 0)
+		return "clone_threads";
+	if (r->cpu_unsampled - r->thread_startup <=
+	    (double)r->threads_started * THREAD_EDGES_MAX)
+		return "thread_edges";
+	return "uncovered_threads";
+}
+
 /* The highest rate the timer could deliver: the armed rate, or the
  * kernel's tick when that is lower; 0 when unknown. */
 static double
@@ -243,6 +259,11 @@ compute_rate(struct report *r)
 		r->paused_any = r->paused_any || p->pause.pauses > 0 ||
 				p->pause.flags != 0;
 		r->cpu_unsampled += profile_unsampled_seconds(p);
+		if (profile_unsampled_seconds(p) > 0) {
+			r->thread_startup += (double)p->thread_startup_ns / 1e9;
+			r->threads_started += p->threads_started;
+			r->clone_threads += p->hdr.clone_threads;
+		}
 		r->threaded = r->threaded || p->has_threads;
 		if (r->cpu_seconds >= 0)
 			r->cpu_seconds += c;

@@ -86,23 +86,27 @@ struct report {
 				 * (KEY_LINE_CALLER) with lines_by_caller */
 
 	uint64_t total, main, outside; /* total = main + outside */
-	uint64_t overhead;    /* in profrun's own shim: the cost of profiling,
+	uint64_t overhead;     /* in profrun's own shim: the cost of profiling,
 			    * left out of the samples above and the rows */
-	uint64_t kernel;      /* of the functions' samples, taken right after a
+	uint64_t kernel;       /* of the functions' samples, taken right after a
 			  * system call: time in the kernel */
-	double cpu_seconds;   /* -1 when unknown for any process */
-	double cpu_known;     /* of the processes that finished */
-	double cpu_startup;   /* CPU used before profiling began (loader,
+	double cpu_seconds;    /* -1 when unknown for any process */
+	double cpu_known;      /* of the processes that finished */
+	double cpu_startup;    /* CPU used before profiling began (loader,
 			       * constructors), all processes */
-	double cpu_unsampled; /* of cpu_known, covered by no timer of ours */
-	double cpu_paused;    /* of cpu_known, used while sampling was paused;
+	double cpu_unsampled;  /* of cpu_known, covered by no timer of ours */
+	double thread_startup; /* of cpu_unsampled, threads' start-up before
+				* their timers (measured) */
+	uint64_t threads_started; /* threads started through our hooks */
+	uint64_t clone_threads;	  /* threads started by clone() itself */
+	double cpu_paused;  /* of cpu_known, used while sampling was paused;
 			       * the rest was profiled */
-	bool paused_any;      /* some process was paused, or set up to be */
-	bool threaded;	      /* some process has thread records */
-	double rate_cpu;      /* of those, profiled to the end */
-	size_t cut_short;     /* processes without known CPU time */
-	double rate_hz;	      /* effective, or armed when unknown */
-	bool rate_measured;   /* rate_hz comes from CPU time */
+	bool paused_any;    /* some process was paused, or set up to be */
+	bool threaded;	    /* some process has thread records */
+	double rate_cpu;    /* of those, profiled to the end */
+	size_t cut_short;   /* processes without known CPU time */
+	double rate_hz;	    /* effective, or armed when unknown */
+	bool rate_measured; /* rate_hz comes from CPU time */
 	double requested_hz;
 	double armed_hz;
 	bool clipped;	 /* requested rate above what the kernel delivers */
@@ -136,6 +140,12 @@ void report_fini(struct report *r);
 
 /* How OPTS asks for symbols to be found and named. */
 struct sym_opts report_sym_opts(const struct report_opts *opts);
+
+/* Why R's unsampled CPU time was not sampled: "thread_edges" (starting
+ * and ending threads, outside their timers), "clone_threads" (threads
+ * the program started with clone()) or "uncovered_threads" (threads no
+ * hook of ours saw start). */
+const char *report_unsampled_cause(const struct report *r);
 
 /* Seconds represented by SAMPLES at the report's rate. */
 double report_seconds(const struct report *r, uint64_t samples);

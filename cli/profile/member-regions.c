@@ -80,7 +80,8 @@ list_only(uint32_t kind)
 	return kind == PROFRUN_REGION_STACKS || kind == PROFRUN_REGION_PAUSE ||
 	       kind == PROFRUN_REGION_FRAMES || kind == PROFRUN_REGION_ARGV ||
 	       kind == PROFRUN_REGION_LOG || kind == PROFRUN_REGION_JIT ||
-	       kind == PROFRUN_REGION_TIMELINE;
+	       kind == PROFRUN_REGION_TIMELINE ||
+	       kind == PROFRUN_REGION_OFFSPRING;
 }
 
 /* One entry, checked.  Returns 0, or -1 with a reason in ERR. */

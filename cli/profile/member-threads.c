@@ -73,12 +73,15 @@ profile_parse_threads(const uint8_t *buf, struct profile *p, char *err,
 			return profile_fail(err, errlen,
 					    "thread record %u is bad", i);
 		p->threads[n].slot = i;
+		if (s.tid > 0 && !(s.flags & PROFRUN_THREAD_MAIN))
+			p->thread_startup_ns += s.cpu_start_ns;
 		p->thread_cpu_ns += p->threads[n].cpu_ns;
 		p->thread_samples += p->threads[n].samples;
 		n++;
 	}
 	p->nthreads = n;
 	p->has_threads = true;
+	p->threads_started = h->thread_count > 0 ? h->thread_count - 1 : 0;
 	/* keep the records, not the slots */
 	t = realloc(p->threads, (n ? n : 1) * sizeof(*t));
 	if (t)

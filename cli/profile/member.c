@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "array.h"
@@ -457,6 +458,7 @@ parse_image(const uint8_t *buf, size_t avail, uint64_t size,
 	    profile_parse_log(buf, avail, p, err, errlen) ||
 	    profile_parse_jit(buf, avail, p, err, errlen) ||
 	    profile_parse_timeline(buf, p, err, errlen) ||
+	    profile_parse_offspring(buf, avail, p, err, errlen) ||
 	    profile_parse_argv(buf, avail, p, err, errlen))
 		goto fail;
 	return 0;
@@ -677,6 +679,7 @@ profile_read(const char *path, struct profile *p, char *err, size_t errlen)
 			 profile_log_load(fd, p, err, errlen) ||
 			 profile_jit_load(fd, p, err, errlen) ||
 			 profile_timeline_load(fd, p, err, errlen) ||
+			 profile_offspring_load(fd, p, err, errlen) ||
 			 profile_stacks_load(fd, p, err, errlen))) {
 		profile_fini(p);
 		ret = -1;
@@ -716,6 +719,8 @@ profile_fini(struct profile *p)
 	free(p->frames.mem);
 	free(p->stacks_note);
 	free(p->jit_ranges);
+	free(p->children);
+	free(p->child_paths);
 	if (p->argv)
 		free(p->argv[0]);
 	free(p->argv);
@@ -804,6 +809,28 @@ still_running(const struct profile *p)
 	       (double)p->hdr.start_ns / 1e9 - start < 2.0;
 }
 
+int
+profile_raw_exit(const struct profile *p)
+{
+	int st = (int)(p->hdr.reaped & 0xffff);
+
+	if (p->hdr.state != PROFRUN_STATE_RUNNING ||
+	    !(p->hdr.reaped & PROFRUN_REAPED) || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+int
+profile_end_signal(const struct profile *p)
+{
+	int st = (int)(p->hdr.reaped & 0xffff);
+
+	if (p->hdr.state != PROFRUN_STATE_RUNNING ||
+	    !(p->hdr.reaped & PROFRUN_REAPED) || !WIFSIGNALED(st))
+		return 0;
+	return WTERMSIG(st);
+}
+
 const char *
 profile_state_text(const struct profile *p)
 {
@@ -813,6 +840,10 @@ profile_state_text(const struct profile *p)
 	case PROFRUN_STATE_EXECED:
 		return "exec'd";
 	case PROFRUN_STATE_RUNNING:
+		if (profile_raw_exit(p) >= 0)
+			return "exited (not through libc)";
+		if (profile_end_signal(p) > 0)
+			return "cut short: killed by a signal";
 		if (still_running(p))
 			return "still running: counts so far";
 		return "cut short: never finished (killed or crashed)";

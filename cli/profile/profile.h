@@ -95,6 +95,17 @@ struct profile_tick {
 			  * PROFRUN_TIMELINE_NO_THREAD when none */
 };
 
+/* A process the image started, or an image it exec'd (struct
+ * profrun_child, checked). */
+struct profile_child {
+	int32_t pid;
+	uint16_t kind;	  /* enum profrun_child_kind */
+	uint16_t reason;  /* enum profrun_child_reason */
+	uint32_t flags;	  /* enum profrun_child_flags */
+	int32_t status;	  /* wait status, with PROFRUN_CHILD_F_REAPED */
+	const char *path; /* its image (into child_paths), or NULL */
+};
+
 /* One member file: one process image. */
 struct profile {
 	char *path;		   /* as shown in messages */
@@ -131,8 +142,11 @@ struct profile {
 	bool has_threads;
 	struct profile_thread *threads; /* in the order they started */
 	size_t nthreads;
-	uint64_t thread_cpu_ns;	 /* their CPU time while sampled */
-	uint64_t thread_samples; /* their samples */
+	uint64_t thread_cpu_ns;	    /* their CPU time while sampled */
+	uint64_t thread_samples;    /* their samples */
+	uint64_t thread_startup_ns; /* CPU the threads started through our
+				     * hooks used before their timers */
+	uint32_t threads_started;   /* threads started through our hooks */
 
 	/* call stacks (profrun -g); none in files without them */
 	bool has_stacks;
@@ -171,6 +185,16 @@ struct profile {
 	 * since the process's start */
 	bool windowed;
 	uint64_t window_lo, window_hi;
+	/* the processes it started and the images it exec'd that cannot be
+	 * profiled (none in files of earlier writers and merged members,
+	 * which have no offspring region: has_offspring false) */
+	bool has_offspring;
+	struct profile_child *children;
+	size_t nchildren;
+	uint64_t children_unrecorded; /* past the records: only counted */
+	char *child_paths;	      /* their paths, in one block */
+	uint64_t offspring_off, offspring_size; /* its region, while still to
+						 * be read from the file */
 
 	/* the command line (none in files of earlier writers and merged
 	 * members): argc raw arguments, NUL-terminated, in one block */
@@ -334,6 +358,14 @@ int profile_parse_threads(const uint8_t *buf, struct profile *p, char *err,
 int profile_parse_pause(const uint8_t *buf, size_t avail, struct profile *p,
 			char *err, size_t errlen);
 
+/* Read the offspring region of the validated member image BUF (AVAIL
+ * bytes in memory) into P, or note where to read it later (then
+ * profile_offspring_load).  Returns 0, or -1 with a reason in ERR.
+ * (member-offspring.c) */
+int profile_parse_offspring(const uint8_t *buf, size_t avail, struct profile *p,
+			    char *err, size_t errlen);
+int profile_offspring_load(int fd, struct profile *p, char *err, size_t errlen);
+
 /* N bytes of FD at OFF into BUF, all of them.  Returns 0, or -1
  * (errno set; 0 when the file ended first).  (member-stacks.c) */
 int profile_pread_all(int fd, void *buf, size_t n, uint64_t off);
@@ -423,7 +455,13 @@ double profile_cpu_seconds(const struct profile *p);
 /* Samples per second the timer was armed for (or requested). */
 double profile_armed_hz(const struct profile *p);
 
-/* "complete", "exec'd", "cut short: ..." */
+/* The exit status of a process whose image never finished but which, as
+ * its parent saw, exited (a raw exit_group, not libc's exit), else -1;
+ * the signal that killed it, else 0 (header.reaped). */
+int profile_raw_exit(const struct profile *p);
+int profile_end_signal(const struct profile *p);
+
+/* "complete", "exec'd", "exited (not through libc)", "cut short: ..." */
 const char *profile_state_text(const struct profile *p);
 
 /* Reader internals shared by member.c and member-outside.c. */

@@ -9,6 +9,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,7 +104,8 @@ join_path(const char *dir, const char *name)
 /* Keep the name and reason of a member that could not be read; when there
  * is no memory for them, the count still says it (run->skipped). */
 static void
-note_unreadable(struct run *run, const char *path, const char *reason)
+note_unreadable(struct run *run, const char *path, const char *reason,
+		int64_t pid)
 {
 	struct run_unreadable *u;
 
@@ -112,10 +115,11 @@ note_unreadable(struct run *run, const char *path, const char *reason)
 	u = &run->unreadable[run->nunreadable++];
 	u->path = strdup(path);
 	u->reason = strdup(reason);
+	u->pid = pid;
 }
 
 static void
-load_member(struct run *run, const char *name, uint64_t seq)
+load_member(struct run *run, const char *name, uint64_t pid, uint64_t seq)
 {
 	char err[256];
 	char *path = join_path(run->path, name);
@@ -128,7 +132,7 @@ load_member(struct run *run, const char *name, uint64_t seq)
 		cli_warn("%s: %s (skipped)", path ? path : name,
 			 path ? err : "out of memory");
 		note_unreadable(run, path ? path : name,
-				path ? err : "out of memory");
+				path ? err : "out of memory", (int64_t)pid);
 	}
 	free(path);
 }
@@ -164,7 +168,7 @@ load_dir(struct run *run)
 	 * them still leaves room to say which */
 	run->unreadable = calloc(n, sizeof(*run->unreadable));
 	for (i = 0; run->members && i < n; i++)
-		load_member(run, refs[i].name, refs[i].seq);
+		load_member(run, refs[i].name, refs[i].pid, refs[i].seq);
 	free_refs(refs, n);
 	if (!run->members) {
 		cli_error("%s: out of memory", run->path);
@@ -209,8 +213,10 @@ load_file(struct run *run)
 	return 0;
 }
 
-int
-run_load(const char *path, struct run *run)
+/* Load PATH into RUN, and for a run directory match the offspring its
+ * members recorded against them. */
+static int
+load_one(const char *path, struct run *run)
 {
 	struct stat st;
 	int ret;
@@ -230,9 +236,19 @@ run_load(const char *path, struct run *run)
 		cli_input_note(&st);
 	ret = run->is_dir ? load_dir(run) : load_file(run);
 	profile_read_release();
+	if (ret == 0 && run->is_dir && run_check_offspring(run)) {
+		cli_error("%s: out of memory", path);
+		ret = -1;
+	}
 	if (ret)
 		run_fini(run);
 	return ret;
+}
+
+int
+run_load(const char *path, struct run *run)
+{
+	return load_one(path, run);
 }
 
 void
@@ -247,6 +263,12 @@ run_fini(struct run *run)
 		free(run->unreadable[i].reason);
 	}
 	free(run->unreadable);
+	for (i = 0; i < run->nmissing; i++)
+		free(run->missing[i].path);
+	free(run->missing);
+	for (i = 0; i < run->nnot_profiled; i++)
+		free(run->not_profiled[i].path);
+	free(run->not_profiled);
 	free(run->members);
 	free(run->path);
 	memset(run, 0, sizeof(*run));
@@ -273,11 +295,39 @@ join_paths(char *const *paths, size_t n)
 	return s;
 }
 
-/* Move the members of FROM, and its list of unreadable ones, to the end
- * of TO's; FROM keeps only its path. */
+/* Append the N elements of SIZE bytes at *FROM to *TO (*NTO of them),
+ * and empty FROM.  0, or -1 when out of memory. */
+static int
+append(void *to, size_t *nto, void *from, size_t *nfrom, size_t size)
+{
+	void **t = to, **f = from;
+	void *m;
+
+	if (*nfrom == 0)
+		return 0;
+	m = realloc(*t, (*nto + *nfrom) * size);
+	if (!m)
+		return -1;
+	memcpy((char *)m + *nto * size, *f, *nfrom * size);
+	*t = m;
+	*nto += *nfrom;
+	free(*f);
+	*f = NULL;
+	*nfrom = 0;
+	return 0;
+}
+
+/* Move the members of FROM, and its lists of unreadable, missing and
+ * unprofiled ones, to the end of TO's; FROM keeps only its path. */
 static int
 take_members(struct run *to, struct run *from)
 {
+	if (append(&to->missing, &to->nmissing, &from->missing, &from->nmissing,
+		   sizeof(*to->missing)) ||
+	    append(&to->not_profiled, &to->nnot_profiled, &from->not_profiled,
+		   &from->nnot_profiled, sizeof(*to->not_profiled)))
+		return -1;
+	to->children_unrecorded += from->children_unrecorded;
 	struct profile *m;
 	struct run_unreadable *u;
 	size_t nu = to->nunreadable + from->nunreadable;
@@ -338,6 +388,46 @@ fail:
 }
 
 /* ---------------------------------------------------------------- writing */
+
+int
+run_note_reaped(const char *dir, uint32_t pid, int status)
+{
+	struct member_ref *refs;
+	struct profrun_header h;
+	struct stat st;
+	size_t n, last = SIZE_MAX;
+	uint32_t reaped = PROFRUN_REAPED | ((uint32_t)status & 0xffff);
+	int ret = 0, fd;
+	char *path;
+
+	if (list_members(dir, &refs, &n))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (refs[i].pid == pid) /* sorted: the last is the latest */
+			last = i;
+	if (last == SIZE_MAX) {
+		free_refs(refs, n);
+		return 0;
+	}
+	path = join_path(dir, refs[last].name);
+	free_refs(refs, n);
+	fd = path ? open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+		  : -1;
+	free(path);
+	if (fd < 0)
+		return -1;
+	/* only a regular file whose image never finished, and only once */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
+	    memcmp(h.magic, PROFRUN_MAGIC, PROFRUN_MAGIC_LEN) == 0 &&
+	    h.state == PROFRUN_STATE_RUNNING && h.reaped == 0 &&
+	    pwrite(fd, &reaped, sizeof(reaped),
+		   offsetof(struct profrun_header, reaped)) !=
+		    (ssize_t)sizeof(reaped))
+		ret = -1;
+	close(fd);
+	return ret;
+}
 
 /* Whether the file NAME of the run directory DIR is a member file: a
  * regular file (opened without following a link or waiting on a FIFO)

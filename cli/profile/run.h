@@ -15,6 +15,23 @@
 struct run_unreadable {
 	char *path;
 	char *reason;
+	int64_t pid; /* by its name, -1 when not known */
+};
+
+/* A process whose member should be in the run but is not: a child the
+ * run's members recorded that left no member. */
+struct run_missing {
+	int32_t pid, ppid; /* the process, and the one that started it */
+	uint16_t kind;	   /* enum profrun_child_kind */
+	char *path;	   /* the image, NULL when not recorded (a fork) */
+};
+
+/* Images the run could not profile, by path and reason. */
+struct run_not_profiled {
+	char *path;
+	uint16_t reason; /* enum profrun_child_reason */
+	bool script;	 /* a #! script, judged by its interpreter */
+	size_t count;	 /* processes */
 };
 
 /* A run: the members that could be read, and those that could not. */
@@ -26,7 +43,20 @@ struct run {
 	size_t skipped; /* members left out (each was warned about) */
 	struct run_unreadable *unreadable; /* the first nunreadable of them */
 	size_t nunreadable;
+	struct run_missing *missing; /* members that should be here */
+	size_t nmissing;
+	struct run_not_profiled *not_profiled; /* most processes first */
+	size_t nnot_profiled;
+	uint64_t children_unrecorded; /* children past the members' records:
+				       * neither named nor checked */
 };
+
+/* A run's report is partial: members could not be read, or are missing. */
+static inline bool
+run_partial(const struct run *run)
+{
+	return run->skipped > 0 || run->nmissing > 0;
+}
 
 /* Load PATH, a run directory or a single member file.  Members of a
  * directory that cannot be read are warned about, left out and listed in
@@ -35,6 +65,17 @@ struct run {
 int run_load(const char *path, struct run *run);
 
 void run_fini(struct run *run);
+
+/* Match the offspring the members recorded against the members: fill
+ * RUN's missing and not_profiled lists, and the end, as the parent's wait
+ * saw it, of each process whose last image never finished (hdr.reaped).
+ * Returns 0, or -1 when out of memory.  (run-offspring.c) */
+int run_check_offspring(struct run *run);
+
+/* "set-user-ID", "static", ... for enum profrun_child_reason; "forked",
+ * "spawned", "exec'd" for enum profrun_child_kind. */
+const char *run_child_reason(uint16_t reason);
+const char *run_child_how(uint16_t kind);
 
 /* Load the N profiles PATHS as one run: their members side by side, in
  * the order given.  Returns 0, or -1 after printing one error line. */
@@ -50,6 +91,12 @@ int run_dir_check(const char *path, const char *hint);
  * REMOVE_DIR; nothing when PATH is not a run directory (as run_dir_check
  * says, and with the same return values). */
 int run_dir_empty(const char *path, bool remove_dir, const char *hint);
+
+/* The process PID, which the caller started and waited for, ended with
+ * wait STATUS: say so in its latest member in DIR when that image never
+ * finished (header.reaped).  Returns 0, or -1 (the member could not be
+ * written). */
+int run_note_reaped(const char *dir, uint32_t pid, int status);
 
 /* The path of a member of PID in the directory DIR that does not exist
  * yet, in a new string; NULL when out of memory. */

@@ -138,6 +138,10 @@ enum profrun_region_kind {
 				     * profrun_jit, then its ranges */
 	PROFRUN_REGION_TIMELINE = 16, /* samples in time order: entries,
 				       * then struct profrun_timeline */
+	PROFRUN_REGION_OFFSPRING = 17, /* the processes this image started
+					* and the images it exec'd: struct
+					* profrun_offspring, its records,
+					* then their paths */
 };
 
 #define PROFRUN_REGION_REQUIRED 1u  /* profrun_region.flags */
@@ -383,6 +387,66 @@ struct profrun_timeline_entry {
 			* the high 16 (PROFRUN_TIMELINE_NO_THREAD: none) */
 };
 
+/* header.reaped: the wait status (waitpid(2)) in the low 16 bits */
+#define PROFRUN_REAPED (1u << 31)
+
+#define PROFRUN_OFFSPRING_SLOTS 1024u /* records of one image (24 KiB) */
+#define PROFRUN_OFFSPRING_PATHS 8192u /* bytes for their paths */
+
+/* profrun_child.kind: how the image started it */
+enum profrun_child_kind {
+	PROFRUN_CHILD_FORK = 1,	 /* fork(): a member of its own expected */
+	PROFRUN_CHILD_SPAWN = 2, /* posix_spawn(), posix_spawnp() */
+	PROFRUN_CHILD_EXEC = 3,	 /* this process exec'd a new image */
+};
+
+/* profrun_child.reason: why the image cannot be profiled, 0 = it can (a
+ * member is expected from it) */
+enum profrun_child_reason {
+	PROFRUN_CHILD_PROFILED = 0,
+	PROFRUN_CHILD_SETUID = 1,    /* set-user-ID for another user */
+	PROFRUN_CHILD_SETGID = 2,    /* set-group-ID for another group */
+	PROFRUN_CHILD_CAPS = 3,	     /* file capabilities */
+	PROFRUN_CHILD_STATIC = 4,    /* statically linked: no PT_INTERP */
+	PROFRUN_CHILD_MUSL = 5,	     /* another C library's loader (musl) */
+	PROFRUN_CHILD_FOREIGN = 6,   /* an ELF file of another machine */
+	PROFRUN_CHILD_NO_INTERP = 7, /* its interpreter does not exist */
+};
+
+/* profrun_child.flags */
+enum profrun_child_flags {
+	PROFRUN_CHILD_F_FAILED = 1u << 0, /* the exec failed: nothing began */
+	PROFRUN_CHILD_F_REAPED = 1u << 1, /* status holds its wait status */
+	PROFRUN_CHILD_F_SCRIPT = 1u << 2, /* a #! script, judged by its
+					   * interpreter */
+};
+
+/* The processes an image started and the images it exec'd (region
+ * PROFRUN_REGION_OFFSPRING, version 1, found only through the list, not
+ * required): this head, then slot_count records, then path_size bytes of
+ * NUL-terminated paths.  A record is claimed by an atomic increment of
+ * claimed; past slot_count, children are only counted there.  The head
+ * stays zero until the first record. */
+struct profrun_offspring {
+	uint32_t slot_count; /* records after this head; 0: none yet */
+	uint32_t path_size;  /* bytes of paths after the records */
+	uint64_t claimed;    /* records claimed (may exceed slot_count) */
+	uint64_t path_used;  /* bytes of the path area claimed */
+	uint64_t reserved;
+};
+
+struct profrun_child {
+	int32_t pid;	   /* the child (fork, spawn), or the process that
+			  * exec'd (exec); 0: claimed, not written yet */
+	uint16_t kind;	   /* enum profrun_child_kind */
+	uint16_t reason;   /* enum profrun_child_reason */
+	uint32_t flags;	   /* enum profrun_child_flags */
+	int32_t status;	   /* its wait status, with PROFRUN_CHILD_F_REAPED */
+	uint32_t path_off; /* offset of its image's path from the region's
+			    * start, 0 = none (a fork, or no room left) */
+	uint32_t reserved;
+};
+
 /* One slot of the table of PCs outside the main executable's text. */
 struct profrun_pc {
 	uint64_t key;	/* PC | generation << 48; 0 = free slot */
@@ -464,7 +528,10 @@ struct profrun_header {
 	uint32_t state; /* enum profrun_state */
 	uint32_t flags; /* enum profrun_flags */
 	int32_t exit_code; /* exit status when state == EXITED and known, else -1 */
-	uint32_t reserved2;
+	/* PROFRUN_REAPED | the wait status the process's parent saw (written
+	 * by profrun for the program it started, once it ended), 0 = not
+	 * known (appended to version 1) */
+	uint32_t reaped;
 
 	/* where the samples outside the main executable fell (appended to
 	 * version 1: all zero in files without them) */
@@ -497,7 +564,9 @@ struct profrun_header {
 	uint64_t regions_off;  /* struct profrun_region[region_count], 0 =
 				* none (files of earlier writers) */
 	uint32_t region_count;
-	uint32_t reserved3;
+	/* threads the program started with clone(CLONE_THREAD) itself: no
+	 * timer of ours covers them (appended to version 1) */
+	uint32_t clone_threads;
 };
 
 /* Little-endian hosts only: the histogram is written natively by profil. */
@@ -518,6 +587,8 @@ _Static_assert(sizeof(struct profrun_log) == 32, "log head size");
 _Static_assert(sizeof(struct profrun_jit) == 64, "JIT head size");
 _Static_assert(sizeof(struct profrun_timeline) == 32, "timeline head size");
 _Static_assert(sizeof(struct profrun_timeline_entry) == 16, "timeline entry");
+_Static_assert(sizeof(struct profrun_offspring) == 32, "offspring head");
+_Static_assert(sizeof(struct profrun_child) == 24, "child record size");
 
 /* Bucket i covers link-time [text_start + i*bucket_size,
  * text_start + (i+1)*bucket_size). */

@@ -49,7 +49,7 @@ fixed_inputs(struct target *t, struct proc_info *p)
  * in the order writer.c lays them out: the module records after the
  * strings, the module paths ending (and the thread records beginning)
  * half a page into a page, the region list and the log after the thread
- * records, the pause record, the JIT code record last, the file in whole
+ * records, the pause record, the JIT code record and the offspring last, the file in whole
  * pages. */
 static void
 expected_image(uint8_t *e)
@@ -58,7 +58,7 @@ expected_image(uint8_t *e)
 	put(e, 8, 1, 2);	      /* version */
 	put(e, 10, 1, 2);	      /* min_version */
 	put(e, 12, 512, 4);	      /* header_size */
-	put(e, 16, 1589248, 8);	      /* file_size: 388 pages */
+	put(e, 16, 1622016, 8);	      /* file_size: 396 pages */
 	put(e, 24, 512, 8);	      /* strings_off */
 	put(e, 32, 280, 4);	      /* strings_size: 17 + 256, 8-aligned */
 	put(e, 36, 4096, 4);	      /* wrap_slots */
@@ -94,16 +94,16 @@ expected_image(uint8_t *e)
 	put(e, 360, 428032, 8);	    /* threads_off: 104.5 pages in */
 	put(e, 368, 1024, 4);	    /* thread_slots */
 	put(e, 384, 832, 8);	    /* regions_off: after the strings */
-	put(e, 392, 13, 4);	    /* region_count */
-	for (unsigned i = 0; i < 13; i++) { /* kind, version 1, off, size */
-		static const uint64_t reg[13][4] = {
-			{1, 512, 280, 0},	 {2, 58560, 65536, 0},
-			{3, 124096, 1024, 0},	 {4, 125120, 262144, 0},
-			{5, 1216, 57344, 0},	 {6, 395264, 32768, 0},
-			{7, 387264, 4096, 0},	 {8, 428032, 65536, 0},
-			{11, 1575040, 8256, 0},	 {15, 1583296, 4160, 0},
-			{14, 1542208, 32800, 1}, {16, 493568, 1048608, 0},
-			{9, 832, 13 * 24, 0},
+	put(e, 392, 14, 4);	    /* region_count */
+	for (unsigned i = 0; i < 14; i++) { /* kind, version 1, off, size */
+		static const uint64_t reg[14][4] = {
+			{1, 512, 280, 0},	  {2, 58560, 65536, 0},
+			{3, 124096, 1024, 0},	  {4, 125120, 262144, 0},
+			{5, 1216, 57344, 0},	  {6, 395264, 32768, 0},
+			{7, 387264, 4096, 0},	  {8, 428032, 65536, 0},
+			{11, 1575040, 8256, 0},	  {17, 1587456, 32800, 0},
+			{15, 1583296, 4160, 0},	  {14, 1542208, 32800, 1},
+			{16, 493568, 1048608, 0}, {9, 832, 14 * 24, 0},
 		};
 
 		put(e, 832 + 24 * i, reg[i][0], 4);
@@ -112,16 +112,16 @@ expected_image(uint8_t *e)
 		put(e, 832 + 24 * i + 8, reg[i][1], 8);
 		put(e, 832 + 24 * i + 16, reg[i][2], 8);
 	}
-	/* the timeline and the log (after the threads) and the pause record
-	 * stay zero: a process without samples or pauses never writes their
-	 * pages */
+	/* the timeline and the log (after the threads), the pause record and
+	 * the offspring stay zero: a process without samples, pauses or
+	 * children never writes their pages */
 	memcpy(e + 512, exe, sizeof(exe));
 }
 
 static void
 layout_and_header_are_byte_exact(void)
 {
-	static uint8_t img[1589248], want[1589248];
+	static uint8_t img[1622016], want[1622016];
 	struct target t;
 	struct proc_info p;
 	struct layout l;
@@ -139,6 +139,7 @@ layout_and_header_are_byte_exact(void)
 	CHECK_EQ(l.log_off + 32 + 4096 * 8, 1575008);
 	CHECK_EQ(l.pause_off + 64 + 1024 * 8, 1583296);
 	CHECK_EQ(l.jit_off, 1583296);
+	CHECK_EQ(l.offspring_off, 1583296 + 4160);
 	/* what every process writes: the header, the list and the first
 	 * module record; the last module path and the first thread record:
 	 * two pages; its first samples: the page of the timeline's head
@@ -174,7 +175,7 @@ layout_and_header_are_byte_exact(void)
 static void
 argv_is_kept_beside_the_header_and_bounded(void)
 {
-	static uint8_t img[1589248 + 4096];
+	static uint8_t img[1622016 + 4096];
 	static struct shim_argv a;
 	static char big[PROFRUN_ARGV_MAX + 100];
 	char *args[] = {"cc", "-c", "x.c", big, "never", NULL};
