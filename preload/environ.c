@@ -173,12 +173,24 @@ lacking(char *const *envp, size_t len[LIST_COUNT], size_t *missing)
 	return total;
 }
 
+/* Whether the last environ_merge_size() of this thread left an
+ * environment without our variables (--exact-env): the exec it was for
+ * begins an image that is not profiled.  Async-signal-safe. */
+static __thread bool t_left __attribute__((tls_model("initial-exec")));
+
+bool
+environ_left_out(void)
+{
+	return t_left;
+}
+
 /* Async-signal-safe. */
 size_t
 environ_merge_size(char *const *envp)
 {
 	size_t len[LIST_COUNT], missing, bytes, count = 0, room;
 
+	t_left = false;
 	if (!ev.on)
 		return 0;
 	bytes = lacking(envp, len, &missing);
@@ -186,6 +198,7 @@ environ_merge_size(char *const *envp)
 		return 0;
 	if (ev.exact) {
 		shim_note_flag(PROFRUN_F_ENV_LEFT);
+		t_left = true;
 		return 0;
 	}
 	while (envp && envp[count])

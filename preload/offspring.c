@@ -417,8 +417,11 @@ offspring_spawned(pid_t child, const char *file, bool search)
 	int saved = errno, why;
 
 	if (child > 0 && mine() != NULL &&
-	    judge_file(file, search, path, sizeof(path), &why, &flags))
+	    judge_file(file, search, path, sizeof(path), &why, &flags)) {
+		if (why == PROFRUN_CHILD_PROFILED && environ_left_out())
+			why = PROFRUN_CHILD_ENV_LEFT;
 		add_record(child, PROFRUN_CHILD_SPAWN, why, flags, path);
+	}
 	errno = saved;
 }
 
@@ -453,6 +456,7 @@ offspring_exec(const struct offspring_image *im)
 	int saved = errno, why = PROFRUN_CHILD_PROFILED;
 	long r = -1;
 
+	path[0] = '\0';
 	if (mine() == NULL || im->path == NULL)
 		return -1;
 	if (im->fd >= 0 || (im->at_flags & AT_EMPTY_PATH && !im->path[0])) {
@@ -475,6 +479,11 @@ offspring_exec(const struct offspring_image *im)
 	} else if (!judge_file(im->path, im->search, path, sizeof(path), &why,
 			       &flags)) {
 		why = PROFRUN_CHILD_PROFILED;
+	}
+	if (why == PROFRUN_CHILD_PROFILED && environ_left_out()) {
+		why = PROFRUN_CHILD_ENV_LEFT;
+		if (path[0] == '\0' && strlen(im->path) < sizeof(path))
+			memcpy(path, im->path, strlen(im->path) + 1);
 	}
 	if (why != PROFRUN_CHILD_PROFILED)
 		r = add_record(getpid(), PROFRUN_CHILD_EXEC, why, flags,

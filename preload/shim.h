@@ -151,6 +151,11 @@ void environ_snapshot(bool exact);
  * Async-signal-safe. */
 size_t environ_merge_size(char *const *envp);
 
+/* Whether the environment the last environ_merge_size() of this thread
+ * was given is passed on without our variables (--exact-env).
+ * Async-signal-safe. */
+bool environ_left_out(void);
+
 /* ENVP with the variables of ours it lacks put back, built in ROOM (SIZE
  * bytes from environ_merge_size); ENVP itself when SIZE is 0.
  * Async-signal-safe. */
@@ -383,7 +388,7 @@ struct layout {
 	uint64_t pause_off; /* struct profrun_pause and per-thread CPU */
 	uint64_t log_off;   /* struct profrun_log and its keys */
 	uint64_t log_size;
-	uint64_t jit_off; /* struct profrun_jit and its ranges */
+	uint64_t jit_off;      /* struct profrun_jit and its ranges */
 	uint64_t timeline_off; /* its entries, then struct profrun_timeline */
 	uint64_t timeline_size;
 	uint64_t offspring_off; /* struct profrun_offspring, records, paths */

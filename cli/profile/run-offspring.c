@@ -264,6 +264,8 @@ run_child_reason(uint16_t reason)
 		[PROFRUN_CHILD_MUSL] = "musl",
 		[PROFRUN_CHILD_FOREIGN] = "another machine's",
 		[PROFRUN_CHILD_NO_INTERP] = "missing interpreter",
+		[PROFRUN_CHILD_ENV_LEFT] =
+			"environment without profrun (--exact-env)",
 	};
 
 	if (reason < sizeof(why) / sizeof(why[0]) && why[reason])

@@ -136,7 +136,7 @@ enum profrun_region_kind {
 				     * struct profrun_log, then its keys */
 	PROFRUN_REGION_JIT = 15,    /* code no object file holds: struct
 				     * profrun_jit, then its ranges */
-	PROFRUN_REGION_TIMELINE = 16, /* samples in time order: entries,
+	PROFRUN_REGION_TIMELINE = 16,  /* samples in time order: entries,
 				       * then struct profrun_timeline */
 	PROFRUN_REGION_OFFSPRING = 17, /* the processes this image started
 					* and the images it exec'd: struct
@@ -411,6 +411,8 @@ enum profrun_child_reason {
 	PROFRUN_CHILD_MUSL = 5,	     /* another C library's loader (musl) */
 	PROFRUN_CHILD_FOREIGN = 6,   /* an ELF file of another machine */
 	PROFRUN_CHILD_NO_INTERP = 7, /* its interpreter does not exist */
+	PROFRUN_CHILD_ENV_LEFT = 8,  /* exec'd with an environment without
+				      * the shim, left so (--exact-env) */
 };
 
 /* profrun_child.flags */
