@@ -282,7 +282,10 @@ def csv_and_markdown_match_the_json_report(tmp):
     md = export(prof, "markdown").decode()
     table = [l for l in md.splitlines() if l.startswith("|")]
     expect(table[1].startswith("|--:"), f"no table header separator: {table[:2]}")
-    expect(all(l.count("|") - l.count("\\|") == 7 for l in table), f"ragged table: {md}")
+    # six columns, seven when the rows are of several modules (a sample
+    # in the vdso, say, adds a module column)
+    cells = {l.count("|") - l.count("\\|") for l in table}
+    expect(len(cells) == 1 and cells <= {7, 8}, f"ragged table: {md}")
     expect(any("`hot_a`" in l for l in table), "markdown lacks hot_a")
     for fmt in ("text", "json", "csv", "markdown", "gmon", "pprof"):
         expect(export(prof, fmt) == export(prof, fmt), f"--format {fmt} is not deterministic")
