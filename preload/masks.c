@@ -592,8 +592,15 @@ spawn_as_viewed(posix_spawn_fn real_fn, pid_t *pid, const char *path,
 
 	if (real_fn == NULL)
 		return ENOSYS;
-	if (!virtualizing())
-		return real_fn(pid, path, fa, attr, argv, envp);
+	if (!virtualizing()) {
+		r = real_fn(&child, path, fa, attr, argv, envp);
+		if (r == 0) {
+			offspring_spawned(child, path, search);
+			if (pid != NULL)
+				*pid = child;
+		}
+		return r;
+	}
 	if (attr != NULL)
 		posix_spawnattr_getflags(attr, &flags);
 	sigemptyset(&dfl);
