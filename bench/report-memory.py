@@ -16,8 +16,8 @@ Three profiles, each reported with the default text format, --lines and
   empty      MEMBERS crafted members of a few samples and no PC table.
 
 Each row gives the peak RSS, the baseline (`profrun report` of one
-member) subtracted, per member or per distinct address.  The targets
-(issue 15): at most 4 KiB per member plus 100 bytes per distinct address.
+member) subtracted, per member or per distinct address.  The targets:
+at most 4 KiB per member plus 100 bytes per distinct address.
 """
 import argparse
 import os

@@ -1,7 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Call stacks (profrun -g), side by side with perf --call-graph dwarf:
-issue 17's targets.
+"""Call stacks (profrun -g), side by side with perf --call-graph dwarf.
 
     meson setup build-bench && ninja -C build-bench bench   # the script runs ninja itself
     bench/stacks.py [--quick] [--only SECTION ...] [--out FILE]
@@ -49,7 +48,7 @@ sys.path.insert(0, HERE)
 from benchlib import machine, measure  # noqa: E402
 from benchlib.measure import Command  # noqa: E402
 from benchlib.table import table  # noqa: E402
-from issue13 import PY_SCRIPT, iqr_half, kernel_hz, loadavg, log, med, rm  # noqa: E402
+from threads import PY_SCRIPT, iqr_half, kernel_hz, loadavg, log, med, rm  # noqa: E402
 
 RATE = 1000        # asked for; the CPU timers run at the tick at most
 PERF_HZ = 250
@@ -423,7 +422,7 @@ def section_complete(env, out):
     out += ["## 5. Stacks that reach the thread's start, on Debian's binaries", "",
             f"xz on {os.path.getsize(inp) / 1e6:.1f} MB of base64 text (seeded random bytes; "
             "1 MiB blocks so that both threads compress) and python3 on a pure-Python script "
-            "(dict, str and re work; bench/issue13.py PY_SCRIPT), Debian's packages without "
+            "(dict, str and re work; bench/threads.py PY_SCRIPT), Debian's packages without "
             f"debug symbols installed.  Alternating, {reps} time(s) each, both at {PERF_HZ} Hz with 8 KiB of "
             "stack per sample:", "",
             f"    profrun -q -g -F {PERF_HZ} -o x.prof -- CMD             # stacks.truncated of the json report",
@@ -535,7 +534,7 @@ def main(argv):
     env = Env(args)
     start = time.time()
     env.tick = kernel_hz()
-    out = ["# Issue 17: call stacks against perf --call-graph dwarf", "",
+    out = ["# Call stacks against perf --call-graph dwarf", "",
            f"- machine: {machine.cpu_model()}, {os.cpu_count()} cores, kernel {platform.release()}",
            f"- kernel tick (jiffies per second, /proc/timer_list): {env.tick} Hz",
            f"- {machine.first_line(['perf', '--version'])}; {machine.first_line(['xz', '--version'])}; "

@@ -18,7 +18,7 @@ addresses from (offsets from the start of the code):
                         of its lexical blocks and of the inlined
                         subroutines) holds its ranges 4 times, then once
                         more shifted by a byte (overlapping): the input
-                        that overflowed the scope walk's buffer (issue 15)
+                        that overflowed the scope walk's buffer
 """
 import os
 import re

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Per-thread sampling, side by side with perf: issue 13's targets.
+"""Per-thread sampling, side by side with perf.
 
     meson setup build-bench && ninja -C build-bench bench   # the script runs ninja itself
-    bench/issue13.py [--quick] [--only SECTION ...] [--out FILE]
+    bench/threads.py [--quick] [--only SECTION ...] [--out FILE]
 
 Sections (each runs its profiled variants alternately, A B A B ...):
 
@@ -99,7 +99,7 @@ class Env:
         self.loop = os.path.join(self.build, "bench", "bench-loop")
         self.threadspawn = os.path.join(self.build, "bench", "bench-threadspawn")
         self.percpu = os.path.join(self.build, "tests", "workloads", "percpu")
-        self.tmp = tempfile.mkdtemp(prefix="issue13-", dir=args.tmpdir)
+        self.tmp = tempfile.mkdtemp(prefix="threads-", dir=args.tmpdir)
         self.quick = args.quick
         self.args = args
         self.tick = None
@@ -795,7 +795,7 @@ def section_toplevel(env, out):
              ("gcc -O2 -c big.c", ["gcc", "-O2", "-w", "-c", bigc, "-o", env.path("big.o")])]
     out += ["## Top functions: python3 and gcc", "",
             "One run each, `profrun -F 250` then `perf record -e cpu-clock -F 250`, of a CPU-bound Python script "
-            "(dict, str and re work; bench/issue13.py PY_SCRIPT) and of `gcc -O2 -c` of "
+            "(dict, str and re work; bench/threads.py PY_SCRIPT) and of `gcc -O2 -c` of "
             "bench-big's generated 5000-function C file.  Shares are of all samples.  "
             "`[kernel]`: perf's kernel samples; for profrun the samples it marks as taken "
             "in a system call, which are also counted in the user function that made it "
@@ -840,7 +840,7 @@ def main(argv):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="small inputs, one repetition (smoke test)")
     p.add_argument("--only", action="append", choices=list(SECTIONS))
-    p.add_argument("--out", default=os.path.join(HERE, "issue13-results.md"))
+    p.add_argument("--out", default=os.path.join(HERE, "threads-results.md"))
     p.add_argument("--builddir", default=os.path.join(ROOT, "build-bench"))
     p.add_argument("--tmpdir", default=None)
     p.add_argument("--reps-xz", type=int, default=3)
@@ -854,13 +854,13 @@ def main(argv):
     args = p.parse_args(argv)
     for tool in ("perf", "xz", "pigz", "valgrind", "ninja", "meson"):
         if not shutil.which(tool):
-            sys.exit(f"issue13.py: {tool} is not installed")
+            sys.exit(f"threads.py: {tool} is not installed")
     subprocess.run(["ninja", "-C", args.builddir, "bench"], check=True, stdout=subprocess.DEVNULL)
     env = Env(args)
     start = time.time()
     log("tick")
     env.tick = kernel_hz()
-    out = ["# Issue 13: per-thread sampling against perf", "",
+    out = ["# Per-thread sampling against perf", "",
            f"- machine: {machine.cpu_model()}, {os.cpu_count()} cores, kernel {platform.release()}",
            f"- kernel tick (jiffies per second, /proc/timer_list): {env.tick} Hz",
            f"- {machine.first_line(['perf', '--version'])}; {machine.first_line(['xz', '--version'])}; "
