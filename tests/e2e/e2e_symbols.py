@@ -259,19 +259,52 @@ def plt_entries_named_by_their_functions(tmp):
     for name in binaries:
         entries = plt_entries(wl(name))
         expect(len(entries) >= 3, f"{name}: too few PLT entries to test: {entries}")
-        counts = {e: 100 + 10 * i for i, e in enumerate(sorted(entries))}
-        prof = os.path.join(tmp, name + ".prof")
-        os.mkdir(prof)
-        args = dict(exe=wl(name), recorded_exe=None, text=None, bucket_size=2,
-                    sample=[f"{entries[e] + 2:#x}={c}" for e, c in counts.items()],
-                    symbol=[], outside=0, state="exited", exit=0, flags=0, note="",
-                    cpu_ms=1000, rate=1000, tick_hz=250, pid=10, ppid=1,
-                    build_id="auto", version=1, min_version=1)
-        with open(os.path.join(prof, "10.prof"), "wb") as f:
-            f.write(mkprofile.build(type("A", (), args)))
-        rep = report_json(prof)
-        got = {f["name"]: f["samples"] for f in rep["functions"]}
-        expect(got == counts, f"{name}: PLT samples {got}, expected {counts}")
+        plt_samples_named(tmp, name, wl(name), entries)
+
+
+def plt_samples_named(tmp, name, exe, entries):
+    """A crafted member of EXE with samples in the PLT ENTRIES ({name@plt:
+    address}) reports each entry's samples under its name."""
+    counts = {e: 100 + 10 * i for i, e in enumerate(sorted(entries))}
+    prof = os.path.join(tmp, name + ".prof")
+    os.mkdir(prof)
+    args = dict(exe=exe, recorded_exe=None, text=None, bucket_size=2,
+                sample=[f"{entries[e] + 2:#x}={c}" for e, c in counts.items()],
+                symbol=[], outside=0, state="exited", exit=0, flags=0, note="",
+                cpu_ms=1000, rate=1000, tick_hz=250, pid=10, ppid=1,
+                build_id="auto", version=1, min_version=1)
+    with open(os.path.join(prof, "10.prof"), "wb") as f:
+        f.write(mkprofile.build(type("A", (), args)))
+    rep = report_json(prof)
+    got = {f["name"]: f["samples"] for f in rep["functions"]}
+    expect(got == counts, f"{name}: PLT samples {got}, expected {counts}")
+
+
+@case
+def plt_of_more_than_a_thousand_entries_named(tmp):
+    """A PLT of 1200 entries (as libstdc++'s, over 1024 relocations in one
+    section, read in pieces): its first, middle and last entries named."""
+    if not shutil.which("objdump") or not shutil.which("cc"):
+        raise Skip("objdump (binutils) and cc are needed")
+    n = 1200
+    with open(os.path.join(tmp, "many.c"), "w") as f:
+        f.write("".join(f"int f{i}(int x) {{ return x + {i}; }}\n" for i in range(n)))
+    with open(os.path.join(tmp, "calls.c"), "w") as f:
+        f.write("".join(f"int f{i}(int);\n" for i in range(n)))
+        f.write("int main(int c, char **v) {\n  (void)v;\n")
+        f.write("".join(f"  c = f{i}(c);\n" for i in range(n)))
+        f.write("  return c & 1;\n}\n")
+    lib, exe = os.path.join(tmp, "libmany.so"), os.path.join(tmp, "calls")
+    for cmd in (["cc", "-O1", "-shared", "-fPIC", "-o", lib, os.path.join(tmp, "many.c")],
+                ["cc", "-O1", "-o", exe, os.path.join(tmp, "calls.c"), lib,
+                 "-Wl,-z,lazy"]):
+        cp = run(cmd, timeout=120)
+        expect(cp.returncode == 0, f"{' '.join(cmd)}: {cp.stderr}")
+    entries = plt_entries(exe)
+    expect(len(entries) >= n, f"{len(entries)} PLT entries, {n} wanted")
+    ordered = sorted(entries, key=entries.get)
+    picked = {e: entries[e] for e in ordered[:2] + ordered[n // 2:n // 2 + 2] + ordered[-2:]}
+    plt_samples_named(tmp, "calls", exe, picked)
 
 
 @case
