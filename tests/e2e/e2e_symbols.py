@@ -308,6 +308,47 @@ def plt_of_more_than_a_thousand_entries_named(tmp):
 
 
 @case
+def names_line_only_when_unnamed_code_matters(tmp):
+    """The line on missing names is said once, when code without symbols
+    holds 5% of the samples or more, naming its module and share; a
+    stripped executable's 3% (its PLT entries named) says nothing."""
+    if not shutil.which("objdump") or not shutil.which("readelf"):
+        raise Skip("objdump and readelf (binutils) are needed")
+    exe = wl("split-stripped")
+    entries = plt_entries(exe)
+    cp = run(["readelf", "--debug-dump=frames", exe])
+    fde = re.findall(r"FDE cie=\S+ pc=([0-9a-f]+)\.\.([0-9a-f]+)", cp.stdout)
+    code = [(int(a, 16), int(b, 16)) for a, b in fde]
+    plt = min(entries.values())
+    lo, hi = next((a, b) for a, b in code if a > plt + 16 * len(entries) and b - a > 4)
+    for unnamed, said in ((30, False), (100, True)):
+        named = 1000 - unnamed
+        each = named // len(entries)
+        sample = [f"{a + 2:#x}={each}" for a in entries.values()]
+        sample.append(f"{lo + 2:#x}={unnamed + named - each * len(entries)}")
+        prof = os.path.join(tmp, f"u{unnamed}.prof")
+        os.mkdir(prof)
+        args = dict(exe=exe, recorded_exe=None, text=None, bucket_size=2, sample=sample,
+                    symbol=[], outside=0, state="exited", exit=0, flags=0, note="",
+                    cpu_ms=1000, rate=1000, tick_hz=250, pid=10, ppid=1,
+                    build_id="auto", version=1, min_version=1)
+        with open(os.path.join(prof, "10.prof"), "wb") as f:
+            f.write(mkprofile.build(type("A", (), args)))
+        rep = report_json(prof)
+        share = sum(f["samples"] for f in rep["functions"] if f["name"].startswith("["))
+        expect(share == unnamed + named - each * len(entries),
+               f"{unnamed}: unnamed samples {share}: {rep['functions']}")
+        cp = run([PROFRUN, "report", prof])
+        lines = [l for l in cp.stdout.splitlines() if l.startswith("names:")]
+        if not said:
+            expect(not lines and "without symbols" not in cp.stderr,
+                   f"{share / 10:.1f}% unnamed: {lines} {cp.stderr}")
+            continue
+        want = f"names: {share / 10:.1f}% of the samples are in code without symbols (split-stripped {share / 10:.1f}%)"
+        expect(len(lines) == 1 and lines[0].startswith(want), f"{lines}, expected {want!r}")
+
+
+@case
 def debug_file_found_by_name_beside_binary(tmp):
     """A stripped binary without .gnu_debuglink: libdwfl's search by path
     (done by profrun itself when no debuginfod server is named) finds
