@@ -91,8 +91,10 @@ relocs_fill(struct relocs *r, size_t i)
 		return false;
 	k = (size_t)got / r->esize;
 	src.d_size = k * r->esize;
-	if (!elf32)
-		dst.d_buf = r->v; /* GElf_Rela is Elf64_Rela */
+	if (!elf32) { /* GElf_Rela is Elf64_Rela */
+		dst.d_buf = r->v;
+		dst.d_size = sizeof(r->v);
+	}
 	if (!gelf_xlatetom(r->elf, &dst, &src,
 			   elf_getident(r->elf, NULL)[EI_DATA]))
 		return false;

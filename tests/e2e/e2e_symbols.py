@@ -259,19 +259,93 @@ def plt_entries_named_by_their_functions(tmp):
     for name in binaries:
         entries = plt_entries(wl(name))
         expect(len(entries) >= 3, f"{name}: too few PLT entries to test: {entries}")
-        counts = {e: 100 + 10 * i for i, e in enumerate(sorted(entries))}
-        prof = os.path.join(tmp, name + ".prof")
+        plt_samples_named(tmp, name, wl(name), entries)
+
+
+def plt_samples_named(tmp, name, exe, entries):
+    """A crafted member of EXE with samples in the PLT ENTRIES ({name@plt:
+    address}) reports each entry's samples under its name."""
+    counts = {e: 100 + 10 * i for i, e in enumerate(sorted(entries))}
+    prof = os.path.join(tmp, name + ".prof")
+    os.mkdir(prof)
+    args = dict(exe=exe, recorded_exe=None, text=None, bucket_size=2,
+                sample=[f"{entries[e] + 2:#x}={c}" for e, c in counts.items()],
+                symbol=[], outside=0, state="exited", exit=0, flags=0, note="",
+                cpu_ms=1000, rate=1000, tick_hz=250, pid=10, ppid=1,
+                build_id="auto", version=1, min_version=1)
+    with open(os.path.join(prof, "10.prof"), "wb") as f:
+        f.write(mkprofile.build(type("A", (), args)))
+    rep = report_json(prof)
+    got = {f["name"]: f["samples"] for f in rep["functions"]}
+    expect(got == counts, f"{name}: PLT samples {got}, expected {counts}")
+
+
+@case
+def plt_of_more_than_a_thousand_entries_named(tmp):
+    """A PLT of 1200 entries (as libstdc++'s, over 1024 relocations in one
+    section, read in pieces): its first, middle and last entries named."""
+    if not shutil.which("objdump") or not shutil.which("cc"):
+        raise Skip("objdump (binutils) and cc are needed")
+    n = 1200
+    with open(os.path.join(tmp, "many.c"), "w") as f:
+        f.write("".join(f"int f{i}(int x) {{ return x + {i}; }}\n" for i in range(n)))
+    with open(os.path.join(tmp, "calls.c"), "w") as f:
+        f.write("".join(f"int f{i}(int);\n" for i in range(n)))
+        f.write("int main(int c, char **v) {\n  (void)v;\n")
+        f.write("".join(f"  c = f{i}(c);\n" for i in range(n)))
+        f.write("  return c & 1;\n}\n")
+    lib, exe = os.path.join(tmp, "libmany.so"), os.path.join(tmp, "calls")
+    for cmd in (["cc", "-O1", "-shared", "-fPIC", "-o", lib, os.path.join(tmp, "many.c")],
+                ["cc", "-O1", "-o", exe, os.path.join(tmp, "calls.c"), lib,
+                 "-Wl,-z,lazy"]):
+        cp = run(cmd, timeout=120)
+        expect(cp.returncode == 0, f"{' '.join(cmd)}: {cp.stderr}")
+    entries = plt_entries(exe)
+    expect(len(entries) >= n, f"{len(entries)} PLT entries, {n} wanted")
+    ordered = sorted(entries, key=entries.get)
+    picked = {e: entries[e] for e in ordered[:2] + ordered[n // 2:n // 2 + 2] + ordered[-2:]}
+    plt_samples_named(tmp, "calls", exe, picked)
+
+
+@case
+def names_line_only_when_unnamed_code_matters(tmp):
+    """The line on missing names is said once, when code without symbols
+    holds 5% of the samples or more, naming its module and share; a
+    stripped executable's 3% (its PLT entries named) says nothing."""
+    if not shutil.which("objdump") or not shutil.which("readelf"):
+        raise Skip("objdump and readelf (binutils) are needed")
+    exe = wl("split-stripped")
+    entries = plt_entries(exe)
+    cp = run(["readelf", "--debug-dump=frames", exe])
+    fde = re.findall(r"FDE cie=\S+ pc=([0-9a-f]+)\.\.([0-9a-f]+)", cp.stdout)
+    code = [(int(a, 16), int(b, 16)) for a, b in fde]
+    plt = min(entries.values())
+    lo, hi = next((a, b) for a, b in code if a > plt + 16 * len(entries) and b - a > 4)
+    for unnamed, said in ((30, False), (100, True)):
+        named = 1000 - unnamed
+        each = named // len(entries)
+        sample = [f"{a + 2:#x}={each}" for a in entries.values()]
+        sample.append(f"{lo + 2:#x}={unnamed + named - each * len(entries)}")
+        prof = os.path.join(tmp, f"u{unnamed}.prof")
         os.mkdir(prof)
-        args = dict(exe=wl(name), recorded_exe=None, text=None, bucket_size=2,
-                    sample=[f"{entries[e] + 2:#x}={c}" for e, c in counts.items()],
+        args = dict(exe=exe, recorded_exe=None, text=None, bucket_size=2, sample=sample,
                     symbol=[], outside=0, state="exited", exit=0, flags=0, note="",
                     cpu_ms=1000, rate=1000, tick_hz=250, pid=10, ppid=1,
                     build_id="auto", version=1, min_version=1)
         with open(os.path.join(prof, "10.prof"), "wb") as f:
             f.write(mkprofile.build(type("A", (), args)))
         rep = report_json(prof)
-        got = {f["name"]: f["samples"] for f in rep["functions"]}
-        expect(got == counts, f"{name}: PLT samples {got}, expected {counts}")
+        share = sum(f["samples"] for f in rep["functions"] if f["name"].startswith("["))
+        expect(share == unnamed + named - each * len(entries),
+               f"{unnamed}: unnamed samples {share}: {rep['functions']}")
+        cp = run([PROFRUN, "report", prof])
+        lines = [l for l in cp.stdout.splitlines() if l.startswith("names:")]
+        if not said:
+            expect(not lines and "without symbols" not in cp.stderr,
+                   f"{share / 10:.1f}% unnamed: {lines} {cp.stderr}")
+            continue
+        want = f"names: {share / 10:.1f}% of the samples are in code without symbols (split-stripped {share / 10:.1f}%)"
+        expect(len(lines) == 1 and lines[0].startswith(want), f"{lines}, expected {want!r}")
 
 
 @case
