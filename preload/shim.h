@@ -754,11 +754,12 @@ void stacks_record(void *ctx, uint32_t count, uint32_t gen, uint64_t time_ns);
 
 /* The wall sampler: the blocked thread TID, whose user registers are
  * SP and PC (it sits in a system call: its stack does not move), at
- * TIME_NS after the process's start in module generation GEN, offered a
- * slot as one sample; the copy is kept only if VERIFY (reading TID's
- * state again) says it is still blocked there.  Async-signal-safe. */
+ * TIME_NS after the process's start in module generation GEN, standing
+ * for COUNT samples, offered a slot; the copy is kept only if VERIFY
+ * (reading TID's state again) says it is still blocked there.
+ * Async-signal-safe. */
 void stacks_record_blocked(int tid, uint64_t sp, uint64_t pc, uint32_t gen,
-			   uint64_t time_ns,
+			   uint64_t time_ns, uint32_t count,
 			   bool (*verify)(int tid, uint64_t sp, uint64_t pc));
 
 /* ---------------------------------------------------------------- wall.c

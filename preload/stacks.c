@@ -282,7 +282,7 @@ static uint8_t blocked_copy[SHIM_MAX_STACK];
 /* Async-signal-safe. */
 void
 stacks_record_blocked(int tid, uint64_t sp, uint64_t pc, uint32_t gen,
-		      uint64_t time_ns,
+		      uint64_t time_ns, uint32_t count,
 		      bool (*verify)(int tid, uint64_t sp, uint64_t pc))
 {
 	struct profrun_stacks *a = __atomic_load_n(&st.area, __ATOMIC_ACQUIRE);
@@ -312,7 +312,7 @@ stacks_record_blocked(int tid, uint64_t sp, uint64_t pc, uint32_t gen,
 	s->flags = (len == a->stack_max ? PROFRUN_STACK_PARTIAL : 0) |
 		   PROFRUN_STACK_TIMED | PROFRUN_STACK_BLOCKED;
 	s->time_ns = time_ns;
-	s->count = 1;
+	s->count = count;
 	s->gen = gen;
 	s->seq = seq;
 	s->sp = sp;

@@ -197,33 +197,38 @@ still_blocked(int tid, uint64_t sp, uint64_t pc)
 
 /* ---------------------------------------------------------------- sampling */
 
-/* One blocked sample of the thread TID (record REC) in system call NR at
- * KEY, NOW ns after the base: the thread's run goes on when its previous
- * sample was at the last wake with the same PC and call, else a new run
- * begins.  Only the sampler writes the region.  Async-signal-safe. */
-static void
+/* The blocked thread TID (record REC) in system call NR at KEY, NOW ns
+ * after the base: its run goes on when its previous sample was at the
+ * last wake with the same PC and call, and then stands for the intervals
+ * since (LATE of them: more than one when the sampler woke late, and the
+ * thread stayed blocked in the one call throughout), else a new run
+ * begins with one sample.  Only the sampler writes the region.  Returns
+ * the samples counted.  Async-signal-safe. */
+static uint32_t
 count_blocked(struct profrun_wall *a, int tid, uint32_t rec, int nr,
-	      uint64_t key, uint64_t now)
+	      uint64_t key, uint64_t now, uint32_t late)
 {
 	struct profrun_blocked *b;
 	uint64_t n;
 	bool slot = rec < PROFRUN_THREAD_SLOTS;
 
-	__atomic_add_fetch(&a->samples, 1, __ATOMIC_RELAXED);
 	if (slot && last[rec].run != 0 && last[rec].tid == tid &&
 	    last[rec].wake + 1 == w.wake) {
 		b = &w.runs[last[rec].run - 1];
 		if (b->key == key && b->nr == nr) {
+			__atomic_add_fetch(&a->samples, late,
+					   __ATOMIC_RELAXED);
 			b->last_ns = now;
-			__atomic_add_fetch(&b->count, 1, __ATOMIC_RELEASE);
+			__atomic_add_fetch(&b->count, late, __ATOMIC_RELEASE);
 			last[rec].wake = w.wake;
-			return;
+			return late;
 		}
 	}
+	__atomic_add_fetch(&a->samples, 1, __ATOMIC_RELAXED);
 	n = a->claimed;
 	if (n >= a->slot_count) {
 		__atomic_add_fetch(&a->lost, 1, __ATOMIC_RELAXED);
-		return;
+		return 1;
 	}
 	b = &w.runs[n];
 	b->key = key;
@@ -235,12 +240,14 @@ count_blocked(struct profrun_wall *a, int tid, uint32_t rec, int nr,
 	__atomic_store_n(&a->claimed, n + 1, __ATOMIC_RELEASE);
 	if (slot)
 		last[rec] = (typeof(last[0])){(uint32_t)n + 1, tid, w.wake};
+	return 1;
 }
 
 struct wake {
 	struct profrun_wall *a;
-	uint64_t now; /* ns since the base */
+	uint64_t now;  /* ns since the base */
 	uint32_t gen;
+	uint32_t late; /* intervals since the last wake, at least 1 */
 };
 
 /* threads_each's callback: one thread at this wake.
@@ -250,6 +257,7 @@ sample_thread(int tid, uint32_t rec, void *arg)
 {
 	struct wake *k = arg;
 	uint64_t sp, pc;
+	uint32_t n;
 	int nr;
 
 	if (!read_blocked(tid, &nr, &sp, &pc))
@@ -259,9 +267,10 @@ sample_thread(int tid, uint32_t rec, void *arg)
 		__atomic_add_fetch(&k->a->lost, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	count_blocked(k->a, tid, rec, nr,
-		      pc | (uint64_t)k->gen << PROFRUN_PC_BITS, k->now);
-	stacks_record_blocked(tid, sp, pc, k->gen, k->now, still_blocked);
+	n = count_blocked(k->a, tid, rec, nr,
+			  pc | (uint64_t)k->gen << PROFRUN_PC_BITS, k->now,
+			  k->late);
+	stacks_record_blocked(tid, sp, pc, k->gen, k->now, n, still_blocked);
 }
 
 static int64_t
@@ -273,9 +282,10 @@ mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* One wake: every thread with a timer of ours, unless held or paused. */
+/* One wake, LATE intervals after the last: every thread with a timer of
+ * ours, unless held or paused. */
 static void
-wake_once(void)
+wake_once(uint32_t late)
 {
 	struct profrun_wall *a;
 	struct wake k;
@@ -287,6 +297,7 @@ wake_once(void)
 	    shim_owns_profile() && !pause_now()) {
 		w.wake++;
 		k.a = a;
+		k.late = late;
 		k.now = (uint64_t)(mono_ns() - w.base_ns);
 		k.gen = __atomic_load_n(&w.hdr->mod_generation,
 					__ATOMIC_RELAXED);
@@ -319,7 +330,7 @@ sampler(void *arg)
 	struct profrun_wall *a = __atomic_load_n(&w.area, __ATOMIC_ACQUIRE);
 	uint64_t ival = interval();
 	struct timespec next;
-	int64_t t;
+	int64_t t, prev;
 
 	(void)arg;
 	prctl(PR_SET_NAME, "profrun-wall");
@@ -327,8 +338,10 @@ sampler(void *arg)
 		a->interval_ns = (uint32_t)ival;
 		a->sampler_tid = (int32_t)syscall(SYS_gettid);
 	}
-	t = mono_ns();
+	t = prev = mono_ns();
 	for (;;) {
+		int64_t now, late;
+
 		t += (int64_t)ival;
 		next.tv_sec = t / 1000000000;
 		next.tv_nsec = t % 1000000000;
@@ -336,11 +349,15 @@ sampler(void *arg)
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next,
 				       NULL) == EINTR)
 			;
-		wake_once();
-		/* behind by more than an interval (the machine was busy):
-		 * skip the wakes missed rather than catch up in a burst */
-		if (mono_ns() - t > (int64_t)ival)
-			t = mono_ns();
+		/* woken late (a busy machine): the wakes missed are not
+		 * made up in a burst; a thread blocked in one call at both
+		 * ends is counted for the intervals between instead */
+		now = mono_ns();
+		late = (now - prev + (int64_t)ival / 2) / (int64_t)ival;
+		prev = now;
+		wake_once(late < 1 ? 1 : late > 1000 ? 1000 : (uint32_t)late);
+		if (now - t > (int64_t)ival)
+			t = now;
 	}
 	return NULL;
 }
