@@ -45,15 +45,15 @@ typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *,
 				 void *(*)(void *), void *);
 
 static struct {
-	bool on;		  /* --wall */
+	bool on; /* --wall */
 	struct profrun_header *hdr;
 	struct profrun_wall *area; /* in the member, or NULL */
 	struct profrun_blocked *runs;
-	int64_t base_ns;  /* CLOCK_MONOTONIC of the timeline's base */
-	int hold;	  /* 1: take no sample */
-	int busy;	  /* 1 while the sampler is taking samples */
-	uint64_t wake;	  /* the sampler's wake count, from 1 */
-	bool running;	  /* a sampler thread exists in this process */
+	int64_t base_ns; /* CLOCK_MONOTONIC of the timeline's base */
+	int hold;	 /* 1: take no sample */
+	int busy;	 /* 1 while the sampler is taking samples */
+	uint64_t wake;	 /* the sampler's wake count, from 1 */
+	bool running;	 /* a sampler thread exists in this process */
 } w;
 
 /* Per thread record: the run its last sample went to (index + 1, 0 =
@@ -216,8 +216,7 @@ count_blocked(struct profrun_wall *a, int tid, uint32_t rec, int nr,
 	    last[rec].wake + 1 == w.wake) {
 		b = &w.runs[last[rec].run - 1];
 		if (b->key == key && b->nr == nr) {
-			__atomic_add_fetch(&a->samples, late,
-					   __ATOMIC_RELAXED);
+			__atomic_add_fetch(&a->samples, late, __ATOMIC_RELAXED);
 			b->last_ns = now;
 			__atomic_add_fetch(&b->count, late, __ATOMIC_RELEASE);
 			last[rec].wake = w.wake;
@@ -245,7 +244,7 @@ count_blocked(struct profrun_wall *a, int tid, uint32_t rec, int nr,
 
 struct wake {
 	struct profrun_wall *a;
-	uint64_t now;  /* ns since the base */
+	uint64_t now; /* ns since the base */
 	uint32_t gen;
 	uint32_t late; /* intervals since the last wake, at least 1 */
 };

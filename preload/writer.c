@@ -716,8 +716,8 @@ written_extents(const struct profrun_header *h, struct extent *x)
 						? w->claimed
 						: w->slot_count;
 
-			ADD(r->off, sizeof(*w) + used * sizeof(struct
-								profrun_blocked));
+			ADD(r->off,
+			    sizeof(*w) + used * sizeof(struct profrun_blocked));
 		}
 	}
 	if (log_full) {

@@ -472,12 +472,11 @@ json_wall(const struct report *r)
 		json_add_string(e, "thread", v->thread);
 		json_object_object_add(e, "syscall",
 				       json_object_new_int(v->nr));
-		json_object_object_add(
-			e, "syscall_name",
-			name ? json_object_new_string(name) : NULL);
+		json_object_object_add(e, "syscall_name",
+				       name ? json_object_new_string(name)
+					    : NULL);
 		json_add_u64(e, "samples", v->samples);
-		json_object_object_add(e, "seconds",
-				       json_fixed(v->seconds, 3));
+		json_object_object_add(e, "seconds", json_fixed(v->seconds, 3));
 		json_object_array_add(rows, e);
 	}
 	json_object_object_add(o, "blocked", rows);

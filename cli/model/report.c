@@ -355,9 +355,8 @@ wall_offcpu(struct report *r, struct symbolizer *sz)
 		ret = symbolize_all(&tmp, sz, pp, r->nprocs);
 	func_list_finish(&tmp.funcs);
 	for (i = 0; ret == 0 && i < tmp.funcs.n; i++) {
-		struct strmap_slot *sl =
-			strmap_get(&map, entry_key(key, sizeof(key),
-						   &tmp.funcs.v[i]));
+		struct strmap_slot *sl = strmap_get(
+			&map, entry_key(key, sizeof(key), &tmp.funcs.v[i]));
 
 		if (!sl)
 			ret = -1;
@@ -365,9 +364,8 @@ wall_offcpu(struct report *r, struct symbolizer *sz)
 			sl->value = &tmp.funcs.v[i];
 	}
 	for (i = 0; ret == 0 && i < r->funcs.n; i++) {
-		struct strmap_slot *sl =
-			strmap_get(&map, entry_key(key, sizeof(key),
-						   &r->funcs.v[i]));
+		struct strmap_slot *sl = strmap_get(
+			&map, entry_key(key, sizeof(key), &r->funcs.v[i]));
 		const struct func *f = sl ? sl->value : NULL;
 
 		r->funcs.v[i].offcpu = f ? f->samples : 0;

@@ -74,8 +74,8 @@ report_wall_build(struct report *r)
 		w->lost += p->blocked_lost;
 		w->wakes += p->wall_wakes;
 		w->sampler_cpu += (double)p->wall_cpu_ns / 1e9;
-		w->blocked_seconds += (double)p->blocked_samples *
-				      p->wall_interval_ns / 1e9;
+		w->blocked_seconds +=
+			(double)p->blocked_samples * p->wall_interval_ns / 1e9;
 		for (size_t j = 0; j < p->nblocked; j++)
 			if (add_run(w, p, &p->blocked[j])) {
 				cli_error("%s: out of memory", r->run->path);

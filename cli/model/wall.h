@@ -22,7 +22,7 @@ struct wall_row {
 };
 
 struct report_wall {
-	bool present; /* some selected process is a wall profile */
+	bool present;	       /* some selected process is a wall profile */
 	struct wall_row *rows; /* by process, thread, most time first */
 	size_t nrows;
 	uint64_t blocked;	/* blocked samples, in the totals */

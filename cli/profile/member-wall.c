@@ -70,7 +70,8 @@ read_runs(const struct profrun_blocked *r, uint64_t n, struct profile *p,
 		b.t_ns = t;
 		b.last_ns = r[i].last_ns < t ? t : r[i].last_ns;
 		if ((b.key & PROFRUN_PC_MASK) == 0 || b.nr < -1 ||
-		    (b.thread != PROFRUN_TIMELINE_NO_THREAD && b.thread >= slots))
+		    (b.thread != PROFRUN_TIMELINE_NO_THREAD &&
+		     b.thread >= slots))
 			return profile_fail(err, errlen,
 					    "wall record %llu is bad",
 					    (unsigned long long)i);
@@ -96,8 +97,8 @@ add_samples(struct profile *p, char *err, size_t errlen)
 	if (keys == NULL)
 		return profile_fail(err, errlen, "out of memory");
 	if (p->has_timeline) {
-		t = realloc(p->ticks, (p->nticks + p->blocked_samples + 1) *
-					      sizeof(*t));
+		t = realloc(p->ticks,
+			    (p->nticks + p->blocked_samples + 1) * sizeof(*t));
 		if (t == NULL) {
 			free(keys);
 			return profile_fail(err, errlen, "out of memory");

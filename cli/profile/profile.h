@@ -201,14 +201,14 @@ struct profile {
 	/* a wall-clock profile (--wall): samples of blocked threads, also
 	 * counted in the samples above (and in the ticks) */
 	bool has_wall;
-	uint32_t wall_interval_ns; /* what a blocked sample stands for */
+	uint32_t wall_interval_ns;	 /* what a blocked sample stands for */
 	struct profile_blocked *blocked; /* in the order they began */
 	size_t nblocked;
-	uint64_t blocked_samples; /* theirs, in the counts above */
-	uint64_t blocked_lost;	  /* taken, but in no run: not located */
-	uint64_t wall_wakes;	  /* times the sampler looked */
-	uint64_t wall_cpu_ns;	  /* CPU time of the sampler thread */
-	int32_t wall_tid;	  /* the sampler thread */
+	uint64_t blocked_samples;     /* theirs, in the counts above */
+	uint64_t blocked_lost;	      /* taken, but in no run: not located */
+	uint64_t wall_wakes;	      /* times the sampler looked */
+	uint64_t wall_cpu_ns;	      /* CPU time of the sampler thread */
+	int32_t wall_tid;	      /* the sampler thread */
 	uint64_t wall_off, wall_size; /* its region, to be read */
 	/* the processes it started and the images it exec'd that cannot be
 	 * profiled (none in files of earlier writers and merged members,

@@ -408,8 +408,9 @@ wall_region_is_last_and_listed(void)
 	struct target t;
 	struct proc_info p;
 	struct layout l;
-	const uint64_t size = sizeof(struct profrun_wall) +
-			      PROFRUN_WALL_SLOTS * sizeof(struct profrun_blocked);
+	const uint64_t size =
+		sizeof(struct profrun_wall) +
+		PROFRUN_WALL_SLOTS * sizeof(struct profrun_blocked);
 	bool listed = false;
 
 	fixed_inputs(&t, &p);
