@@ -15,6 +15,7 @@ is 33/33/17/17% of the main process's wall time.
 
 Usage: e2e_wall.py CASE (exit 0 pass, 1 fail, 77 skip)."""
 
+import json
 import os
 import subprocess
 import sys
@@ -96,6 +97,23 @@ def wall_gives_cpu_sleep_pipe_and_cond_their_share(tmp):
         f = flat.get(leaf)
         expect(f and f["offcpu_samples"] >= 0.95 * f["samples"] > 30,
                f"{leaf}: {f and (f['samples'], f['offcpu_samples'])}: expected off the CPU")
+    # the time-ordered views have the blocked samples, with their stacks
+    cp = run([PROFRUN, "report", "--format", "speedscope", "--pid", str(pid), out])
+    expect(cp.returncode == 0, f"report --format speedscope: {cp.stderr}")
+    d = json.loads(cp.stdout)
+    frames = d["shared"]["frames"]
+    main = [p for p in d["profiles"] if p["name"].endswith(f"(tid {pid})")]
+    expect(len(main) == 1, f"speedscope profiles {[p['name'] for p in d['profiles']]}")
+    secs = {}
+    for smp, w in zip(main[0]["samples"], main[0]["weights"]):
+        for fn in {frames[i]["name"] for i in smp}:
+            secs[fn] = secs.get(fn, 0) + w
+    for fn, want in (("sleep_phase", 1.0), ("pipe_phase", 0.5), ("cond_phase", 0.5)):
+        check_near(secs.get(fn, 0), want, 0.15, f"speedscope: seconds under {fn}")
+    cp = run([PROFRUN, "report", "--format", "trace", "--pid", str(pid), out])
+    slices = {e["name"] for e in json.loads(cp.stdout)["traceEvents"] if e["ph"] == "X"}
+    expect({"sleep_phase", "read", "cond_phase"} <= slices,
+           f"trace: no slices of the blocked phases in {sorted(slices)}")
     text = run([PROFRUN, "report", out]).stdout
     expect("clock: wall" in text and "off-CPU" in text and "clock_nanosleep" in text,
            f"the text report does not say it is a wall profile:\n{text}")
