@@ -33,6 +33,7 @@ static struct {
 	uint32_t freq;	    /* Hz */
 	bool quiet;
 	bool stacks;			/* copy call stacks */
+	bool wall;			/* sample blocked threads too */
 	uint32_t stack_size;		/* bytes per stack */
 	uint32_t stack_samples;		/* stacks kept per image */
 	bool exact_env;			/* exec environments left as made */
@@ -71,6 +72,7 @@ static const struct setting {
 	{"PROFRUN_TOGGLE_SIGNAL", SET_SIGNAL, &cfg.toggle_sig},
 	{"PROFRUN_DELAY", SET_SECONDS, &cfg.delay_ns},
 	{"PROFRUN_DURATION", SET_SECONDS, &cfg.duration_ns},
+	{"PROFRUN_WALL", SET_BOOL, &cfg.wall},
 };
 
 /* ---------------------------------------------------------------- state */
@@ -446,6 +448,7 @@ profile_open(pid_t pid, pid_t ppid, const struct profrun_header *from)
 	}
 	writer_layout(&g.layout, strlen(g.tgt.exe), g.tgt.nbuckets, g.vdso_size,
 		      stacks_area_size(), writer_argv_size(&g.argv));
+	writer_layout_wall(&g.layout, wall_area_size());
 	r = writer_create_member(dfd, pid, g.layout.file_size, &base, g.name);
 	close(dfd);
 	if (r == -EFBIG) {
@@ -460,6 +463,7 @@ profile_open(pid_t pid, pid_t ppid, const struct profrun_header *from)
 	writer_init(base, &g.layout, &g.tgt, &p);
 	set_collect(base);
 	g.col.tl_base = writer_mono_ns(); /* with start_ns: the same moment */
+	wall_attach(g.hdr, g.layout.wall_off, g.col.tl_base);
 	if (from != NULL)
 		modules_attach_copy(g.hdr, from);
 	else
@@ -609,6 +613,7 @@ release_owned(void)
 static void
 finish_owned(int status, bool names)
 {
+	wall_hold(true);
 	check_takeover_owned();
 	threads_finish(names);
 	pause_finish();
@@ -649,11 +654,14 @@ on_fork_child(void)
 	stacks_fork_child();
 	pause_fork_child();
 	altstack_fork_child();
+	wall_fork_child();
 	offspring_detach();
 	g.state = SHIM_OFF;
 	if (was == SHIM_ON && fork_from_owner) {
 		if (profile_open(self_pid, g.owner, old) < 0)
 			timer_stop();
+		else
+			wall_start(); /* the parent's sampler is not here */
 		if (g.hdr == old)
 			g.hdr = NULL;
 		munmap(old, old_size);
@@ -668,6 +676,7 @@ shim_exec_begin(void)
 {
 	if (g.state == SHIM_OFF || getpid() != g.owner)
 		return false;
+	wall_hold(true);
 	check_takeover_owned();
 	if (g.state == SHIM_ON) {
 		timer_stop_exec();
@@ -738,6 +747,7 @@ shim_exec_failed(bool began)
 	if (g.state == SHIM_ON && timer_start(&g.col, cfg.freq) < 0)
 		mark_stopped(0,
 			     "profiling could not restart after a failed exec");
+	wall_hold(false);
 	errno = saved;
 }
 
@@ -785,6 +795,7 @@ startup(int argc, char **argv)
 	offspring_init();
 	stacks_configure(cfg.stacks ? cfg.stack_size : 0, cfg.stack_samples);
 	stacks_thread_start();
+	wall_configure(cfg.wall);
 	if (threads_init() < 0)
 		return;
 	pause_configure(cfg.start_paused, cfg.toggle_sig, cfg.delay_ns,
@@ -800,6 +811,8 @@ startup(int argc, char **argv)
 	shim_modules_changed();
 	on_exit(on_exit_hook, NULL);
 	pthread_atfork(on_fork_prepare, NULL, on_fork_child);
+	if (g.state == SHIM_ON)
+		wall_start();
 }
 
 /* The C library passes a preloaded object's constructors the program's

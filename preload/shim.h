@@ -16,6 +16,7 @@
  *   vfork-ARCH.S vfork() that flags its child (x86-64)
  *   environ.c our variables put back into environments passed to exec
  *   offspring.c the children and exec'd images of the image, in its member
+ *   wall.c    the wall-clock sampler thread: blocked threads read from /proc
  *   collect.h pure bucket, carry and PC-table arithmetic of the handler
  *
  * Every function states whether it is async-signal-safe.  Functions return
@@ -392,6 +393,8 @@ struct layout {
 	uint64_t timeline_off; /* its entries, then struct profrun_timeline */
 	uint64_t timeline_size;
 	uint64_t offspring_off; /* struct profrun_offspring, records, paths */
+	uint64_t wall_off;	/* struct profrun_wall and its runs, 0 = none */
+	uint64_t wall_size;
 	uint64_t file_size;
 };
 
@@ -426,6 +429,10 @@ uint32_t writer_argv_size(const struct shim_argv *a);
 void writer_layout(struct layout *l, size_t exe_len, uint64_t nbuckets,
 		   uint32_t vdso_size, uint64_t stacks_size,
 		   uint32_t argv_size);
+
+/* Room for the wall sampler's region (WALL_SIZE bytes, 0: none) at the
+ * end of the layout L.  Pure, async-signal-safe. */
+void writer_layout_wall(struct layout *l, uint64_t wall_size);
 
 /* Initialize a zero-filled member image BASE (l->file_size bytes): header,
  * exe path, the command line P->argv; the tables, histogram, module records and vdso image stay
@@ -599,6 +606,11 @@ uint32_t threads_self_index(void);
  * shim saw start).  Async-signal-safe. */
 bool threads_alone(void);
 
+/* Call FN(TID, RECORD INDEX, ARG) for each live thread with a timer of
+ * ours (the record index PROFRUN_TIMELINE_NO_THREAD when it has none).
+ * Async-signal-safe. */
+void threads_each(void (*fn)(int tid, uint32_t rec, void *arg), void *arg);
+
 /* At the end of the image: the CPU time of every live thread, and (NAMES)
  * their names from /proc.  Async-signal-safe (system calls only). */
 void threads_finish(bool names);
@@ -739,6 +751,44 @@ void stacks_seal(void);
  * in module generation GEN, taken TIME_NS after the process's start.
  * Async-signal-safe. */
 void stacks_record(void *ctx, uint32_t count, uint32_t gen, uint64_t time_ns);
+
+/* The wall sampler: the blocked thread TID, whose user registers are
+ * SP and PC (it sits in a system call: its stack does not move), at
+ * TIME_NS after the process's start in module generation GEN, standing
+ * for COUNT samples, offered a slot; the copy is kept only if VERIFY
+ * (reading TID's state again) says it is still blocked there.
+ * Async-signal-safe. */
+void stacks_record_blocked(int tid, uint64_t sp, uint64_t pc, uint32_t gen,
+			   uint64_t time_ns, uint32_t count,
+			   bool (*verify)(int tid, uint64_t sp, uint64_t pc));
+
+/* ---------------------------------------------------------------- wall.c
+ * Wall-clock profiles (PROFRUN_WALL=1, profrun --wall): a sampler thread
+ * that takes blocked threads' samples without signalling them. */
+
+/* Sample blocked threads too (once, from the settings).  Not
+ * async-signal-safe. */
+void wall_configure(bool on);
+
+/* Bytes of the wall region a member needs, 0 when off.  Pure. */
+uint64_t wall_area_size(void);
+
+/* Record into the region at offset OFF of the member H (0: none), with
+ * times since BASE_NS (CLOCK_MONOTONIC).  Async-signal-safe. */
+void wall_attach(struct profrun_header *h, uint64_t off, int64_t base_ns);
+
+/* Start the sampler thread for the attached member (in a fork child:
+ * anew).  Not async-signal-safe (pthread_create). */
+void wall_start(void);
+
+/* HOLD: no sample is taken from now on, and none is being taken when it
+ * returns (before an exec, at exit); !HOLD: sampling goes on (a failed
+ * exec).  Async-signal-safe. */
+void wall_hold(bool hold);
+
+/* In a fork child: the sampler is the parent's, the child has none.
+ * Async-signal-safe. */
+void wall_fork_child(void);
 
 /* ---------------------------------------------------------------- altstack.c */
 /* Give the calling thread an alternate signal stack of ours for the

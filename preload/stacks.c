@@ -207,28 +207,25 @@ get_regs(const ucontext_t *uc, uint64_t *regs)
 #endif
 }
 
-/* Async-signal-safe. */
-void
-stacks_record(void *ctx, uint32_t count, uint32_t gen, uint64_t time_ns)
+/* A slot of A for the next offered sample (its sequence number into
+ * *SEQ), its commit word 0, or NULL (dropped, counted).
+ * Async-signal-safe. */
+static struct profrun_stack_slot *
+claim_slot(struct profrun_stacks *a, uint64_t *seq)
 {
-	struct profrun_stacks *a = __atomic_load_n(&st.area, __ATOMIC_ACQUIRE);
 	struct profrun_stack_slot *s;
-	uint64_t seq, j, regs[PROFRUN_STACK_REGS];
+	uint64_t j;
 	uint32_t c;
-	uintptr_t sp;
-	size_t len, want;
 
-	if (a == NULL || !get_regs(ctx, regs))
-		return;
-	seq = __atomic_fetch_add(&a->offered, 1, __ATOMIC_RELAXED);
-	j = seq < a->slot_count ? seq : draw(seq);
+	*seq = __atomic_fetch_add(&a->offered, 1, __ATOMIC_RELAXED);
+	j = *seq < a->slot_count ? *seq : draw(*seq);
 	if (j >= a->slot_count) {
 		__atomic_add_fetch(&a->dropped, 1, __ATOMIC_RELAXED);
-		return;
+		return NULL;
 	}
 	s = (struct profrun_stack_slot *)((char *)(a + 1) +
 					  (uint64_t)j * a->slot_size);
-	if (seq >= a->slot_count) {
+	if (*seq >= a->slot_count) {
 		/* take it over from its committed stack; a slot that is
 		 * being written (commit 0) is left to its writer */
 		c = __atomic_load_n(&s->commit, __ATOMIC_ACQUIRE);
@@ -236,9 +233,27 @@ stacks_record(void *ctx, uint32_t count, uint32_t gen, uint64_t time_ns)
 				      &s->commit, &c, 0, false,
 				      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
 			__atomic_add_fetch(&a->dropped, 1, __ATOMIC_RELAXED);
-			return;
+			return NULL;
 		}
 	}
+	return s;
+}
+
+/* Async-signal-safe. */
+void
+stacks_record(void *ctx, uint32_t count, uint32_t gen, uint64_t time_ns)
+{
+	struct profrun_stacks *a = __atomic_load_n(&st.area, __ATOMIC_ACQUIRE);
+	struct profrun_stack_slot *s;
+	uint64_t seq, regs[PROFRUN_STACK_REGS];
+	uintptr_t sp;
+	size_t len, want;
+
+	if (a == NULL || !get_regs(ctx, regs))
+		return;
+	s = claim_slot(a, &seq);
+	if (s == NULL)
+		return;
 	sp = (uintptr_t)regs[7];
 	want = a->stack_max;
 	if (t_hi != 0 && sp >= t_lo && sp < t_hi && t_hi - sp < want)
@@ -257,5 +272,52 @@ stacks_record(void *ctx, uint32_t count, uint32_t gen, uint64_t time_ns)
 	s->sp = sp;
 	for (int i = 0; i < PROFRUN_STACK_REGS; i++)
 		s->regs[i] = regs[i];
+	__atomic_store_n(&s->commit, 1, __ATOMIC_RELEASE);
+}
+
+/* The copy of a blocked thread's stack, checked before it goes into its
+ * slot (only the one sampler thread of the process uses it). */
+static uint8_t blocked_copy[SHIM_MAX_STACK];
+
+/* Async-signal-safe. */
+void
+stacks_record_blocked(int tid, uint64_t sp, uint64_t pc, uint32_t gen,
+		      uint64_t time_ns, uint32_t count,
+		      bool (*verify)(int tid, uint64_t sp, uint64_t pc))
+{
+	struct profrun_stacks *a = __atomic_load_n(&st.area, __ATOMIC_ACQUIRE);
+	struct profrun_stack_slot *s;
+	uint64_t seq;
+	size_t len;
+
+	if (a == NULL)
+		return;
+	s = claim_slot(a, &seq);
+	if (s == NULL)
+		return;
+	/* another thread's stack: its bounds are not known here, so up to
+	 * stack_max bytes or the first page that cannot be read; kept only
+	 * if the thread is still blocked where it was (else the copy may be
+	 * torn) */
+	len = copy_checked(blocked_copy, (uintptr_t)sp, a->stack_max);
+	if (len == 0 || !verify(tid, sp, pc)) {
+		__atomic_add_fetch(&a->failed, 1, __ATOMIC_RELAXED);
+		if (seq >= a->slot_count) /* the stack it held is intact */
+			__atomic_store_n(&s->commit, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	memcpy(s + 1, blocked_copy, len);
+	s->tid = tid;
+	s->size = (uint32_t)len;
+	s->flags = (len == a->stack_max ? PROFRUN_STACK_PARTIAL : 0) |
+		   PROFRUN_STACK_TIMED | PROFRUN_STACK_BLOCKED;
+	s->time_ns = time_ns;
+	s->count = count;
+	s->gen = gen;
+	s->seq = seq;
+	s->sp = sp;
+	memset(s->regs, 0, sizeof(s->regs));
+	s->regs[7] = sp;
+	s->regs[16] = pc;
 	__atomic_store_n(&s->commit, 1, __ATOMIC_RELEASE);
 }

@@ -596,3 +596,24 @@ threads_count_unhooked(void)
 	if (hdr != NULL && shim_owns_profile())
 		__atomic_add_fetch(&hdr->clone_threads, 1, __ATOMIC_RELAXED);
 }
+
+/* Async-signal-safe. */
+void
+threads_each(void (*fn)(int tid, uint32_t rec, void *arg), void *arg)
+{
+	unsigned high = __atomic_load_n(&reg_high, __ATOMIC_ACQUIRE);
+
+	for (unsigned i = 0; registry != NULL && i < high; i++) {
+		int tid = __atomic_load_n(&registry[i].tid, __ATOMIC_ACQUIRE);
+		struct profrun_thread *r =
+			__atomic_load_n(&registry[i].rec, __ATOMIC_ACQUIRE);
+		uint32_t idx = PROFRUN_TIMELINE_NO_THREAD;
+
+		if (tid <= 0)
+			continue;
+		if (r != NULL && recs != NULL && r >= recs &&
+		    r < recs + hdr->thread_slots)
+			idx = (uint32_t)(r - recs);
+		fn(tid, idx, arg);
+	}
+}

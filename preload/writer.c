@@ -33,6 +33,9 @@
  *                                                            (64-byte aligned)
  *   stacks_off   struct profrun_stacks, then its slots (with -g only; found
  *                through the list alone)                     (64-byte aligned)
+ *   wall_off     struct profrun_wall, then its runs of blocked samples
+ *                (with --wall only; found through the list alone)
+ *                                                            (64-byte aligned)
  *
  * The whole file is reserved on disk when it is created, and an ended
  * process gives back its all-zero pages (writer_release), so what it keeps
@@ -155,8 +158,21 @@ writer_layout(struct layout *l, size_t exe_len, uint64_t nbuckets,
 	l->stacks_size = stacks_size;
 	if (stacks_size)
 		l->file_size = l->stacks_off + stacks_size;
+	l->wall_off = 0;
+	l->wall_size = 0;
 	/* whole pages: the last one is given back too when it stays zero */
 	l->file_size = ALIGN_UP(l->file_size, LAYOUT_PAGE);
+}
+
+/* Pure, async-signal-safe. */
+void
+writer_layout_wall(struct layout *l, uint64_t wall_size)
+{
+	if (wall_size == 0)
+		return;
+	l->wall_off = l->file_size;
+	l->wall_size = wall_size;
+	l->file_size = ALIGN_UP(l->wall_off + wall_size, LAYOUT_PAGE);
 }
 
 /* The list of the regions of layout L into the member image BASE.  Every
@@ -194,6 +210,7 @@ write_regions(void *base, const struct layout *l)
 		 l->log_size},
 		{PROFRUN_REGION_TIMELINE, 1, 0, l->timeline_off,
 		 l->timeline_size},
+		{PROFRUN_REGION_WALL, 1, 0, l->wall_off, l->wall_size},
 		{PROFRUN_REGION_DIRECTORY, 1, 0, l->regions_off, 0},
 	};
 	const size_t nr = sizeof(r) / sizeof(r[0]);
@@ -691,6 +708,16 @@ written_extents(const struct profrun_header *h, struct extent *x)
 						: st->slot_count;
 
 			ADD(r->off, sizeof(*st) + used * st->slot_size);
+		} else if (r->kind == PROFRUN_REGION_WALL &&
+			   r->size >= sizeof(struct profrun_wall)) {
+			const struct profrun_wall *w =
+				(const void *)(base + r->off);
+			uint64_t used = w->claimed < w->slot_count
+						? w->claimed
+						: w->slot_count;
+
+			ADD(r->off,
+			    sizeof(*w) + used * sizeof(struct profrun_blocked));
 		}
 	}
 	if (log_full) {

@@ -40,6 +40,7 @@ struct run_opts {
 	bool quiet;
 	long freq;	    /* 0 = the shim's default */
 	bool stacks;	    /* -g */
+	bool wall;	    /* --wall */
 	long stack_size;    /* 0 = the shim's default */
 	long stack_samples; /* likewise */
 	bool exact_env;	    /* --exact-env */
@@ -69,6 +70,11 @@ static const char run_usage[] =
 	"                      often 250 Hz, caps what is achieved)\n"
 	"  -g, --call-graph    record call stacks too: the report gains callers,\n"
 	"                      inclusive shares, flame graphs (report --format html)\n"
+	"      --wall          wall-clock profile: threads blocked in a system call\n"
+	"                      (sleeping, waiting on a lock, a pipe, a socket) are\n"
+	"                      sampled too, by a sampler thread that reads /proc\n"
+	"                      and never signals them; the report splits each\n"
+	"                      function's time on and off the CPU\n"
 	"      --stack-size B  stack bytes copied per sample with -g (default 8192,\n"
 	"                      at most 65536; deep C++/Rust stacks want 16384-32768)\n"
 	"      --stack-samples N  stacks kept per process (default 2048; past them a\n"
@@ -162,6 +168,9 @@ run_option(int c, struct run_opts *o)
 	case 'E':
 		o->exact_env = true;
 		return -1;
+	case 'W':
+		o->wall = true;
+		return -1;
 	case 't':
 		o->top_given = true;
 		o->report.top = strcmp(optarg, "all") == 0
@@ -207,6 +216,7 @@ parse_run_opts(int argc, char **argv, struct run_opts *o)
 		{"stack-size", required_argument, NULL, 'S'},
 		{"stack-samples", required_argument, NULL, 'N'},
 		{"exact-env", no_argument, NULL, 'E'},
+		{"wall", no_argument, NULL, 'W'},
 		{"top", required_argument, NULL, 't'},
 		{"format", required_argument, NULL, 'f'},
 		CALLS_OPTIONS,
@@ -428,6 +438,8 @@ setup_child_environ(const char *shim, const char *outdir,
 	setenv_number("PROFRUN_STACK_SAMPLES", o->stack_samples);
 	if (o->exact_env)
 		setenv("PROFRUN_EXACT_ENV", "1", 1);
+	if (o->wall)
+		setenv("PROFRUN_WALL", "1", 1);
 	return run_env_sanitizers();
 }
 

@@ -48,6 +48,7 @@ add_counts(json_object *o, const struct func *f, uint64_t total)
 	json_add_u64(o, "samples", f->samples);
 	json_object_object_add(o, "percent", json_fixed(pct, 2));
 	json_add_u64(o, "kernel_samples", f->kernel);
+	json_add_u64(o, "offcpu_samples", f->offcpu);
 }
 
 static json_object *
@@ -445,6 +446,43 @@ json_stacks(const struct report *r)
 	return o;
 }
 
+/* A wall profile's blocked time by process, thread and system call. */
+static json_object *
+json_wall(const struct report *r)
+{
+	const struct report_wall *w = &r->wall;
+	json_object *o = json_object_new_object();
+	json_object *rows = json_object_new_array();
+
+	json_add_u64(o, "blocked_samples", w->blocked);
+	json_object_object_add(o, "blocked_seconds",
+			       json_fixed(w->blocked_seconds, 3));
+	json_add_u64(o, "unlocated_samples", w->lost);
+	json_add_u64(o, "sampler_wakes", w->wakes);
+	json_object_object_add(o, "sampler_cpu_seconds",
+			       json_fixed(w->sampler_cpu, 6));
+	for (size_t i = 0; i < w->nrows; i++) {
+		const struct wall_row *v = &w->rows[i];
+		json_object *e = json_object_new_object();
+		const char *name = wall_syscall_name(v->nr);
+
+		json_object_object_add(e, "pid",
+				       json_object_new_int(v->p->hdr.pid));
+		json_object_object_add(e, "tid", json_object_new_int(v->tid));
+		json_add_string(e, "thread", v->thread);
+		json_object_object_add(e, "syscall",
+				       json_object_new_int(v->nr));
+		json_object_object_add(e, "syscall_name",
+				       name ? json_object_new_string(name)
+					    : NULL);
+		json_add_u64(e, "samples", v->samples);
+		json_object_object_add(e, "seconds", json_fixed(v->seconds, 3));
+		json_object_array_add(rows, e);
+	}
+	json_object_object_add(o, "blocked", rows);
+	return o;
+}
+
 static json_object *
 json_report(const struct report *r)
 {
@@ -455,6 +493,12 @@ json_report(const struct report *r)
 
 	json_object_object_add(o, "schema",
 			       json_object_new_string("profrun-report/1"));
+	/* cpu: CPU time only; wall: blocked threads sampled too (--wall) */
+	json_object_object_add(
+		o, "clock",
+		json_object_new_string(r->wall.present ? "wall" : "cpu"));
+	if (r->wall.present)
+		json_object_object_add(o, "wall", json_wall(r));
 	json_add_u64(s, "total", r->total);
 	json_add_u64(s, "main", r->main);
 	json_add_u64(s, "outside", r->outside);

@@ -5,7 +5,8 @@
  * Parca read.
  *
  * Sample types samples/count and cpu/nanoseconds, period type
- * cpu/nanoseconds with period 1e9 / rate.  One mapping per executable
+ * cpu/nanoseconds with period 1e9 / rate (wall/nanoseconds for a wall
+ * profile, profrun --wall).  One mapping per executable
  * image (runtime text range, file offset, path, build-id), one location
  * per sampled bucket (its runtime address, function and source line), one
  * function per (name, file).  Each shared library and the vdso is a
@@ -630,10 +631,12 @@ static void
 encode(struct pprof *pp, struct pbuf *out)
 {
 	struct pbuf head = {0}, tail = {0};
+	/* a wall profile's samples are of running and blocked threads */
+	const char *clock = pp->r->wall.present ? "wall" : "cpu";
 
 	value_type(pp, &head, PROFILE_SAMPLE_TYPE, "samples", "count");
-	value_type(pp, &head, PROFILE_SAMPLE_TYPE, "cpu", "nanoseconds");
-	value_type(pp, &tail, PROFILE_PERIOD_TYPE, "cpu", "nanoseconds");
+	value_type(pp, &head, PROFILE_SAMPLE_TYPE, clock, "nanoseconds");
+	value_type(pp, &tail, PROFILE_PERIOD_TYPE, clock, "nanoseconds");
 	pb_uint(&tail, PROFILE_PERIOD, pp->period);
 	pb_append(out, &head);
 	pb_append(out, &pp->samples);

@@ -248,6 +248,7 @@ print_samples(FILE *out, const struct report *r)
 		print_split(out, r);
 	fprintf(out, "\n");
 	print_jit_hint(out, r);
+	report_text_clock(r, out);
 	if (r->kernel > 0)
 		fprintf(out,
 			"kernel: %.1f%% of the samples were in system calls\n",
@@ -442,9 +443,17 @@ base_name(const char *path)
 
 /* The columns every row starts with; "kernel" (the share of the row's
  * samples taken in system calls) when the report has any. */
+/* Whether the table's rows split their share on and off the CPU: the
+ * merged functions of a wall profile. */
+static bool
+split_columns(const struct report *r)
+{
+	return r->wall.present && !r->opts->by_process;
+}
+
 static void
 print_counts(FILE *out, const struct report *r, const struct func *f,
-	     uint64_t total, int modw, bool inclusive)
+	     uint64_t total, int modw, bool inclusive, bool split)
 {
 	fprintf(out, "%7.2f ",
 		total ? 100.0 * (double)f->samples / (double)total : 0);
@@ -461,6 +470,13 @@ print_counts(FILE *out, const struct report *r, const struct func *f,
 			100.0 * (double)f->kernel / (double)f->samples);
 	else if (r->kernel > 0)
 		fprintf(out, "%6s  ", "");
+	if (split_columns(r) && split && total)
+		fprintf(out, "%7.2f %7.2f  ",
+			100.0 * (double)(f->samples - f->offcpu) /
+				(double)total,
+			100.0 * (double)f->offcpu / (double)total);
+	else if (split_columns(r))
+		fprintf(out, "%7s %7s  ", "", "");
 	if (modw > 0) {
 		char buf[MODULE_WIDTH_MAX + 1];
 
@@ -479,7 +495,7 @@ print_row(FILE *out, const struct report *r, const struct func *f,
 
 	/* per process, functions have no inclusive count: blank */
 	print_counts(out, r, f, total, modw,
-		     r->stacks.present && f->inclusive > 0);
+		     r->stacks.present && f->inclusive > 0, true);
 	/* a name followed by its place is cut to its column */
 	if (f->file)
 		name = cell_elide(name, (size_t)width, cut, sizeof(cut));
@@ -514,7 +530,7 @@ print_line_row(FILE *out, const struct report *r, const struct func *f,
 {
 	char place[PATH_MAX + 16], cut[NAME_WIDTH_MAX + 1];
 
-	print_counts(out, r, f, total, modw, false);
+	print_counts(out, r, f, total, modw, false, false);
 	if (f->file)
 		snprintf(place, sizeof(place), "%s:%d", base_name(f->file),
 			 f->line);
@@ -563,6 +579,8 @@ print_table(FILE *out, const struct report *r, const struct func_list *l,
 	fprintf(out, "%10s %9s  ", "samples", "seconds");
 	if (r->kernel > 0)
 		fprintf(out, "%6s  ", "kernel");
+	if (split_columns(r))
+		fprintf(out, "%7s %7s  ", "on-CPU", "off-CPU");
 	if (modw > 0)
 		fprintf(out, "%-*s ", modw, "module");
 	fprintf(out, "%-*s  %s\n", width, k->first, k->second);
@@ -717,6 +735,7 @@ report_text(const struct report *r, FILE *out)
 	report_text_executables(r, out);
 	report_text_processes(r, out);
 	report_text_threads(r, out);
+	report_text_wall(r, out);
 	if (report_opts_calls(r->opts)) {
 		report_text_calls(r, out);
 		return 0;

@@ -18,6 +18,11 @@ void report_text_processes(const struct report *r, FILE *out);
 /* With --by-thread: each process's threads (formats/text-threads.c). */
 void report_text_threads(const struct report *r, FILE *out);
 
+/* A wall profile's clock line, and its blocked time by thread and system
+ * call (formats/text-wall.c). */
+void report_text_clock(const struct report *r, FILE *out);
+void report_text_wall(const struct report *r, FILE *out);
+
 /* One line, when some of L's samples are in code without symbols: how
  * much, where, and how to get the names (formats/text-names.c). */
 void report_text_missing_names(const struct func_list *l, uint64_t total,

@@ -12,6 +12,7 @@
 #include "image.h"
 #include "outside.h"
 #include "report.h"
+#include "strmap.h"
 
 static int
 select_procs(struct report *r)
@@ -270,7 +271,8 @@ compute_rate(struct report *r)
 		if (p->hdr.flags & PROFRUN_F_STOPPED)
 			continue;
 		cpu += sampled_cpu(p, c);
-		samples += p->main + p->outside;
+		/* blocked samples (--wall) stand for no CPU time */
+		samples += p->main + p->outside - p->blocked_samples;
 	}
 	r->requested_hz = r->procs[0].p->hdr.rate_requested;
 	r->armed_hz = profile_armed_hz(r->procs[0].p);
@@ -311,6 +313,85 @@ compute_totals(struct report *r)
 	r->outside -= r->overhead < r->outside ? r->overhead : r->outside;
 	r->total = r->main + r->outside;
 	compute_rate(r);
+}
+
+/* The entry of (MODULE, NAME) in MAP's keys. */
+static const char *
+entry_key(char *buf, size_t len, const struct func *f)
+{
+	snprintf(buf, len, "%s\n%s\n%s", f->module ? f->module : "",
+		 f->name ? f->name : "", f->caller ? f->caller : "");
+	return buf;
+}
+
+/* A wall profile: the samples of blocked threads alone, symbolized as
+ * the flat profile is, give each entry of R's functions its samples off
+ * the CPU. */
+static int
+wall_offcpu(struct report *r, struct symbolizer *sz)
+{
+	struct report tmp = *r;
+	struct report_opts o = *r->opts;
+	struct profile *q = calloc(r->nprocs, sizeof(*q));
+	const struct profile **pp = calloc(r->nprocs, sizeof(*pp));
+	struct proc *procs = calloc(r->nprocs, sizeof(*procs));
+	struct strmap map = {0};
+	char key[4096];
+	size_t i, made = 0;
+	int ret = q && pp && procs ? 0 : -1;
+
+	o.lines = false;
+	tmp.opts = &o;
+	tmp.jit_problem = NULL;
+	tmp.procs = procs;
+	memset(&tmp.funcs, 0, sizeof(tmp.funcs));
+	memset(&tmp.lines, 0, sizeof(tmp.lines));
+	tmp.funcs.key = r->funcs.key;
+	for (i = 0; i < r->nprocs && ret == 0; i++, made++) {
+		ret = report_wall_profile(r->procs[i].p, &q[i]);
+		procs[i].p = pp[i] = &q[i];
+	}
+	if (ret == 0)
+		ret = symbolize_all(&tmp, sz, pp, r->nprocs);
+	func_list_finish(&tmp.funcs);
+	for (i = 0; ret == 0 && i < tmp.funcs.n; i++) {
+		struct strmap_slot *sl = strmap_get(
+			&map, entry_key(key, sizeof(key), &tmp.funcs.v[i]));
+
+		if (!sl)
+			ret = -1;
+		else
+			sl->value = &tmp.funcs.v[i];
+	}
+	for (i = 0; ret == 0 && i < r->funcs.n; i++) {
+		struct strmap_slot *sl = strmap_get(
+			&map, entry_key(key, sizeof(key), &r->funcs.v[i]));
+		const struct func *f = sl ? sl->value : NULL;
+
+		r->funcs.v[i].offcpu = f ? f->samples : 0;
+	}
+	strmap_fini(&map, NULL);
+	free(tmp.jit_problem);
+	func_list_fini(&tmp.funcs);
+	func_list_fini(&tmp.lines);
+	for (i = 0; i < made; i++)
+		report_wall_profile_fini(&q[i]);
+	free(q);
+	free(pp);
+	free(procs);
+	if (ret && !(q && pp && procs))
+		cli_error("%s: out of memory", r->run->path);
+	return ret;
+}
+
+/* Whether a selected process is a wall profile. */
+static bool
+has_wall(const struct report *r)
+{
+	for (size_t i = 0; i < r->nprocs; i++)
+		if (r->procs[i].p->has_wall)
+			return true;
+	return false;
 }
 
 struct sym_opts
@@ -372,7 +453,10 @@ report_build(struct report *r, const struct run *run,
 	if (ret == 0) {
 		func_list_finish(&r->funcs);
 		func_list_finish(&r->lines);
-		ret = report_stacks_build(r, sz);
+		if (has_wall(r))
+			ret = wall_offcpu(r, sz);
+		if (ret == 0)
+			ret = report_stacks_build(r, sz);
 	}
 	if (ret == 0 && opts->sort_total && !r->stacks.present) {
 		cli_error(
@@ -390,6 +474,10 @@ report_build(struct report *r, const struct run *run,
 		return -1;
 	}
 	r->kernel = func_list_kernel(&r->funcs);
+	if (report_wall_build(r)) {
+		report_fini(r);
+		return -1;
+	}
 	if (module_totals(&r->funcs, &r->mods, &r->nmods) ||
 	    report_executables(r) || report_processes(r) ||
 	    keep_module(r, opts->module)) {
@@ -420,6 +508,7 @@ report_fini(struct report *r)
 	stacks_fini(&r->stacks);
 	free(r->jit_problem);
 	timeline_fini(&r->timeline);
+	report_wall_fini(&r->wall);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -12,6 +12,7 @@
 #include "stacks.h"
 #include "symbolize.h"
 #include "timeline.h"
+#include "wall.h"
 
 /* One executable of the run (executables.c). */
 struct exe_total {
@@ -130,6 +131,7 @@ struct report {
 
 	struct report_stacks stacks;	 /* call stacks (profrun -g) */
 	struct report_timeline timeline; /* with opts->timeline */
+	struct report_wall wall;	 /* wall-clock profiles (--wall) */
 };
 
 /* Select, symbolize and merge RUN's members as OPTS asks.  Returns 0, or

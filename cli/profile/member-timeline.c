@@ -48,6 +48,12 @@ cmp_tick(const void *a, const void *b)
 	return (x->t_ns > y->t_ns) - (x->t_ns < y->t_ns);
 }
 
+void
+profile_sort_ticks(struct profile *p)
+{
+	qsort(p->ticks, p->nticks, sizeof(*p->ticks), cmp_tick);
+}
+
 /* The N entries E (E[0] the first claimed) into P's ticks: times
  * unwrapped (they are kept modulo 2^48 ns), the slots never stored left
  * out, sorted by time (handlers on several CPUs store out of order). */
@@ -76,9 +82,10 @@ read_entries(const struct profrun_timeline_entry *e, uint64_t n,
 			epoch += NS_MASK + 1;
 		t += epoch;
 		last = t;
-		p->ticks[p->nticks++] = (struct profile_tick){t, key, th};
+		p->ticks[p->nticks++] =
+			(struct profile_tick){t, key, th, false};
 	}
-	qsort(p->ticks, p->nticks, sizeof(*p->ticks), cmp_tick);
+	profile_sort_ticks(p);
 	return 0;
 }
 

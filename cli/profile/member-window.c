@@ -105,10 +105,12 @@ profile_limit_time(struct profile *p, uint64_t lo_ns, uint64_t hi_ns, char *err,
 		const struct profile_tick *k = &p->ticks[i];
 		uint32_t s = k->thread < slots ? k->thread : slots;
 
-		all[s]++;
+		/* a thread's CPU time goes by its CPU samples alone */
+		all[s] += !k->blocked;
+		total -= k->blocked;
 		if (k->t_ns < lo_ns || k->t_ns >= hi_ns)
 			continue;
-		in[s]++;
+		in[s] += !k->blocked;
 		keys[n] = k->key;
 		p->ticks[n++] = *k;
 	}
@@ -116,7 +118,7 @@ profile_limit_time(struct profile *p, uint64_t lo_ns, uint64_t hi_ns, char *err,
 	ret = recount(p, keys, n, err, errlen);
 	if (ret == 0) {
 		limit_threads(p, in, all);
-		limit_cpu(p, n, total);
+		limit_cpu(p, n - profile_wall_limit(p, lo_ns, hi_ns), total);
 		p->windowed = true;
 		p->window_lo = lo_ns;
 		p->window_hi = hi_ns;

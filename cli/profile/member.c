@@ -458,6 +458,7 @@ parse_image(const uint8_t *buf, size_t avail, uint64_t size,
 	    profile_parse_log(buf, avail, p, err, errlen) ||
 	    profile_parse_jit(buf, avail, p, err, errlen) ||
 	    profile_parse_timeline(buf, p, err, errlen) ||
+	    profile_parse_wall(buf, p, err, errlen) ||
 	    profile_parse_offspring(buf, avail, p, err, errlen) ||
 	    profile_parse_argv(buf, avail, p, err, errlen))
 		goto fail;
@@ -679,6 +680,7 @@ profile_read(const char *path, struct profile *p, char *err, size_t errlen)
 			 profile_log_load(fd, p, err, errlen) ||
 			 profile_jit_load(fd, p, err, errlen) ||
 			 profile_timeline_load(fd, p, err, errlen) ||
+			 profile_wall_load(fd, p, err, errlen) ||
 			 profile_offspring_load(fd, p, err, errlen) ||
 			 profile_stacks_load(fd, p, err, errlen))) {
 		profile_fini(p);
@@ -715,6 +717,7 @@ profile_fini(struct profile *p)
 	intern_release(p->vdso);
 	free(p->threads);
 	free(p->ticks);
+	free(p->blocked);
 	free(p->stacks.mem);
 	free(p->frames.mem);
 	free(p->stacks_note);

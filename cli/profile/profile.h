@@ -93,6 +93,19 @@ struct profile_tick {
 	uint64_t key;	 /* PC | generation << 48 */
 	uint32_t thread; /* index of its thread record in the file,
 			  * PROFRUN_TIMELINE_NO_THREAD when none */
+	bool blocked;	 /* a blocked thread's (--wall), not on the CPU */
+};
+
+/* A run of blocked samples of one thread at one PC in one system call
+ * (struct profrun_blocked, checked; --wall). */
+struct profile_blocked {
+	uint64_t key;	  /* PC | generation << 48 */
+	uint64_t t_ns;	  /* its first sample, since the process's start */
+	uint64_t last_ns; /* its last */
+	uint32_t thread;  /* index of its thread record, or
+			   * PROFRUN_TIMELINE_NO_THREAD */
+	int32_t nr;	  /* x86-64 system call, -1: none */
+	uint32_t count;	  /* samples */
 };
 
 /* A process the image started, or an image it exec'd (struct
@@ -185,6 +198,18 @@ struct profile {
 	 * since the process's start */
 	bool windowed;
 	uint64_t window_lo, window_hi;
+	/* a wall-clock profile (--wall): samples of blocked threads, also
+	 * counted in the samples above (and in the ticks) */
+	bool has_wall;
+	uint32_t wall_interval_ns;	 /* what a blocked sample stands for */
+	struct profile_blocked *blocked; /* in the order they began */
+	size_t nblocked;
+	uint64_t blocked_samples;     /* theirs, in the counts above */
+	uint64_t blocked_lost;	      /* taken, but in no run: not located */
+	uint64_t wall_wakes;	      /* times the sampler looked */
+	uint64_t wall_cpu_ns;	      /* CPU time of the sampler thread */
+	int32_t wall_tid;	      /* the sampler thread */
+	uint64_t wall_off, wall_size; /* its region, to be read */
 	/* the processes it started and the images it exec'd that cannot be
 	 * profiled (none in files of earlier writers and merged members,
 	 * which have no offspring region: has_offspring false) */
@@ -412,6 +437,24 @@ int profile_parse_timeline(const uint8_t *buf, struct profile *p, char *err,
 /* Read the timeline noted by profile_parse_timeline from FD into P's
  * ticks, in time order.  Returns 0, or -1 with a reason in ERR. */
 int profile_timeline_load(int fd, struct profile *p, char *err, size_t errlen);
+
+/* Sort P's ticks by time (stable for equal times is not promised). */
+void profile_sort_ticks(struct profile *p);
+
+/* Note where the wall region of the validated member image BUF is, to be
+ * read by profile_wall_load (member-wall.c). */
+int profile_parse_wall(const uint8_t *buf, struct profile *p, char *err,
+		       size_t errlen);
+
+/* Read the wall region noted by profile_parse_wall from FD: its runs into
+ * P's blocked runs, their samples into P's counts and (when P has a
+ * timeline) its ticks.  Call after the timeline is read.  Returns 0, or
+ * -1 with a reason in ERR. */
+int profile_wall_load(int fd, struct profile *p, char *err, size_t errlen);
+
+/* Limit P's blocked runs to their samples in [LO_NS, HI_NS), and return
+ * how many samples that leaves (member-wall.c). */
+uint64_t profile_wall_limit(struct profile *p, uint64_t lo_ns, uint64_t hi_ns);
 
 /* Add the N samples of KEYS (PC | generation << 48, 0 = none) to P's
  * buckets and outside PCs, each where the histogram or the PC table would

@@ -119,6 +119,7 @@ func_list_finish(struct func_list *l)
 		if (n > 0 && cmp_key(&l->v[n - 1], &l->v[i], &l->key) == 0) {
 			l->v[n - 1].samples += l->v[i].samples;
 			l->v[n - 1].kernel += l->v[i].kernel;
+			l->v[n - 1].offcpu += l->v[i].offcpu;
 			l->v[n - 1].inclusive += l->v[i].inclusive;
 			func_fini(&l->v[i]);
 			continue;

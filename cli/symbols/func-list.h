@@ -20,6 +20,7 @@ struct func {
 	uint64_t addr; /* entry address (link-time) */
 	uint64_t samples;
 	uint64_t kernel;    /* of them, taken right after a system call */
+	uint64_t offcpu;    /* of them, of a blocked thread (--wall) */
 	uint64_t inclusive; /* stacks with it anywhere on them, scaled to
 			     * samples; 0 when the run has no stacks */
 };

@@ -74,6 +74,11 @@ set_initial_registers(Dwfl_Thread *thread, void *arg)
 
 	for (size_t i = 0; i < PROFRUN_STACK_REGS; i++)
 		regs[i] = u->cur->regs[i];
+	/* a blocked thread's stack (--wall): only SP and PC are known, the
+	 * others stay undefined for the unwinder rather than 0 */
+	if (u->cur->flags & PROFRUN_STACK_BLOCKED)
+		return dwfl_thread_state_registers(thread, 7, 1, &regs[7]) &&
+		       dwfl_thread_state_registers(thread, 16, 1, &regs[16]);
 	return dwfl_thread_state_registers(thread, 0, PROFRUN_STACK_REGS, regs);
 }
 

@@ -142,10 +142,13 @@ enum profrun_region_kind {
 					* and the images it exec'd: struct
 					* profrun_offspring, its records,
 					* then their paths */
+	PROFRUN_REGION_WALL = 18,      /* samples of blocked threads (profrun
+					* --wall): struct profrun_wall,
+					* then its runs */
 };
 
 #define PROFRUN_REGION_REQUIRED 1u  /* profrun_region.flags */
-#define PROFRUN_REGION_SLOTS	16u /* entries the shim writes room for */
+#define PROFRUN_REGION_SLOTS	24u /* entries the shim writes room for */
 
 struct profrun_region {
 	uint32_t kind;	  /* enum profrun_region_kind */
@@ -251,6 +254,10 @@ enum profrun_stack_flags {
 	PROFRUN_STACK_PARTIAL = 1u << 0, /* cut at stack_max: not up to the
 					  * stack's top */
 	PROFRUN_STACK_TIMED = 1u << 1,	 /* time_ns holds its time */
+	PROFRUN_STACK_BLOCKED = 1u << 2, /* a blocked thread's, taken by the
+					  * wall sampler: only rsp (regs[7])
+					  * and rip (regs[16]) are known, the
+					  * other registers are 0 */
 };
 
 /* The head of one slot; the stack's bytes from address sp follow it. */
@@ -385,6 +392,43 @@ struct profrun_timeline_entry {
 	uint64_t when; /* ns since base_ns in the low 48 bits (modulo 2^48:
 			* 78 hours), the index of the thread's record in
 			* the high 16 (PROFRUN_TIMELINE_NO_THREAD: none) */
+};
+
+#define PROFRUN_WALL_SLOTS 65536u /* runs of blocked samples (2 MiB) */
+
+/* Samples of blocked threads (region PROFRUN_REGION_WALL, version 1,
+ * found only through the list, not required: written only by profrun
+ * --wall).  A sampler thread of the shim wakes every interval_ns and
+ * reads, for each thread of the process that has a timer of ours, its
+ * /proc/self/task/TID/syscall: a thread in a system call (or blocked
+ * outside one) is one blocked sample at the user PC there, standing for
+ * interval_ns of wall-clock time, as a CPU sample stands for interval_ns
+ * of CPU time; a running thread is left to its CPU timer.  Consecutive
+ * samples of one thread at one PC in one system call make one run: its
+ * record is claimed (claimed incremented, only the sampler writes) with
+ * count 1, and count grows at each later sample of the run.  A record
+ * whose count is 0 was claimed but never stored.  Past slot_count runs,
+ * samples are only counted (lost). */
+struct profrun_wall {
+	uint32_t slot_count;  /* struct profrun_blocked after this head */
+	uint32_t interval_ns; /* the sampler's period */
+	uint64_t claimed;     /* records claimed (may exceed slot_count) */
+	uint64_t wakes;	      /* times the sampler looked at the threads */
+	uint64_t samples;     /* blocked samples, in records or lost */
+	uint64_t lost;	      /* of them, in no record */
+	uint64_t cpu_ns;      /* CPU time the sampler thread used */
+	int32_t sampler_tid;  /* the sampler thread (0: none yet) */
+	uint32_t flags;	      /* 0 */
+	uint64_t reserved;
+};
+
+struct profrun_blocked {
+	uint64_t key;	  /* PC | generation << 48, as in the log */
+	uint64_t when;	  /* the run's first sample, as a timeline entry's */
+	uint64_t last_ns; /* its last sample, ns since the timeline's base */
+	int32_t nr;	  /* x86-64 system call number; -1: blocked outside
+			   * a system call */
+	uint32_t count;	  /* samples of the run; 0 = not stored */
 };
 
 /* header.reaped: the wait status (waitpid(2)) in the low 16 bits */
@@ -591,6 +635,8 @@ _Static_assert(sizeof(struct profrun_timeline) == 32, "timeline head size");
 _Static_assert(sizeof(struct profrun_timeline_entry) == 16, "timeline entry");
 _Static_assert(sizeof(struct profrun_offspring) == 32, "offspring head");
 _Static_assert(sizeof(struct profrun_child) == 24, "child record size");
+_Static_assert(sizeof(struct profrun_wall) == 64, "wall head size");
+_Static_assert(sizeof(struct profrun_blocked) == 32, "blocked run size");
 
 /* Bucket i covers link-time [text_start + i*bucket_size,
  * text_start + (i+1)*bucket_size). */

@@ -62,8 +62,8 @@ expected_image(uint8_t *e)
 	put(e, 24, 512, 8);	      /* strings_off */
 	put(e, 32, 280, 4);	      /* strings_size: 17 + 256, 8-aligned */
 	put(e, 36, 4096, 4);	      /* wrap_slots */
-	put(e, 40, 58560, 8);	      /* wraps_off: after the modules */
-	put(e, 48, 58560 + 65536, 8); /* hist_off */
+	put(e, 40, 58752, 8);	      /* wraps_off: after the modules */
+	put(e, 48, 58752 + 65536, 8); /* hist_off */
 	put(e, 56, 512, 8);	      /* nbuckets */
 	put(e, 64, 0x1000, 8);
 	put(e, 72, 0x1400, 8);
@@ -82,25 +82,25 @@ expected_image(uint8_t *e)
 	put(e, 224, 5000, 8);	    /* cpu_start_ns */
 	put(e, 264, 0, 4);	    /* state RUNNING */
 	put(e, 272, 0xffffffff, 4); /* exit_code -1 */
-	put(e, 280, 125120, 8);	    /* pcs_off: after the histogram */
+	put(e, 280, 125312, 8);	    /* pcs_off: after the histogram */
 	put(e, 288, 16384, 4);	    /* pc_slots */
 	put(e, 292, 32, 4);	    /* pc_probe */
-	put(e, 304, 1216, 8);	    /* modules_off: after the list */
+	put(e, 304, 1408, 8);	    /* modules_off: after the list */
 	put(e, 312, 512, 4);	    /* module_slots */
 	put(e, 320, 395264, 8);	    /* modstr_off: ends at threads_off */
 	put(e, 328, 32768, 4);	    /* modstr_size */
 	put(e, 340, 0, 4);	    /* vdso_size: not copied yet */
-	put(e, 344, 387264, 8);	    /* vdso_off: after the PC table */
+	put(e, 344, 387456, 8);	    /* vdso_off: after the PC table */
 	put(e, 360, 428032, 8);	    /* threads_off: 104.5 pages in */
 	put(e, 368, 1024, 4);	    /* thread_slots */
 	put(e, 384, 832, 8);	    /* regions_off: after the strings */
 	put(e, 392, 14, 4);	    /* region_count */
 	for (unsigned i = 0; i < 14; i++) { /* kind, version 1, off, size */
 		static const uint64_t reg[14][4] = {
-			{1, 512, 280, 0},	  {2, 58560, 65536, 0},
-			{3, 124096, 1024, 0},	  {4, 125120, 262144, 0},
-			{5, 1216, 57344, 0},	  {6, 395264, 32768, 0},
-			{7, 387264, 4096, 0},	  {8, 428032, 65536, 0},
+			{1, 512, 280, 0},	  {2, 58752, 65536, 0},
+			{3, 124288, 1024, 0},	  {4, 125312, 262144, 0},
+			{5, 1408, 57344, 0},	  {6, 395264, 32768, 0},
+			{7, 387456, 4096, 0},	  {8, 428032, 65536, 0},
 			{11, 1575040, 8256, 0},	  {17, 1587456, 32800, 0},
 			{15, 1583296, 4160, 0},	  {14, 1542208, 32800, 1},
 			{16, 493568, 1048608, 0}, {9, 832, 14 * 24, 0},
@@ -145,7 +145,7 @@ layout_and_header_are_byte_exact(void)
 	 * two pages; its first samples: the page of the timeline's head
 	 * and first entries, and the log's head and first keys */
 	CHECK_EQ((l.modules_off + 112) / 4096, 0);
-	CHECK_EQ((l.regions_off + 16 * 24) / 4096, 0);
+	CHECK_EQ((l.regions_off + PROFRUN_REGION_SLOTS * 24) / 4096, 0);
 	CHECK_EQ((l.threads_off - 1) / 4096, (l.threads_off + 64) / 4096);
 	CHECK_EQ((l.log_off - 64 - 16) / 4096, (l.log_off + 32 + 8) / 4096);
 	CHECK_EQ((l.log_off - 64 - 128 * 16) / 4096, l.log_off / 4096);
@@ -198,7 +198,7 @@ argv_is_kept_beside_the_header_and_bounded(void)
 	CHECK_EQ(l.argv_off, 832);
 	CHECK_EQ(l.argv_size, 26);
 	CHECK_EQ(l.regions_off, 896);
-	CHECK_EQ(l.modules_off, 1280);
+	CHECK_EQ(l.modules_off, 1472);
 	CHECK(l.file_size <= sizeof(img));
 	writer_init(img, &l, &t, &p);
 	for (uint32_t i = 0; i < h->region_count; i++) {
@@ -397,6 +397,42 @@ relative_paths_become_absolute(void)
 	CHECK_EQ(writer_absolute("", out, sizeof(out)), (uint64_t)-EINVAL);
 }
 
+/* --wall: the wall region after everything else, listed as kind 18, and
+ * a layout without it unchanged. */
+static void
+wall_region_is_last_and_listed(void)
+{
+	static uint8_t img[1622016 + 2 * 1024 * 1024 + 8192];
+	struct profrun_header *h = (struct profrun_header *)img;
+	struct profrun_region e;
+	struct target t;
+	struct proc_info p;
+	struct layout l;
+	const uint64_t size =
+		sizeof(struct profrun_wall) +
+		PROFRUN_WALL_SLOTS * sizeof(struct profrun_blocked);
+	bool listed = false;
+
+	fixed_inputs(&t, &p);
+	writer_layout(&l, strlen(exe), t.nbuckets, 4096, 0, 0);
+	CHECK_EQ(l.wall_off, 0);
+	CHECK_EQ(l.file_size, 1622016);
+	writer_layout_wall(&l, size);
+	CHECK_EQ(l.wall_off, 1622016);
+	CHECK_EQ(l.wall_size, size);
+	CHECK_EQ(l.file_size, (1622016 + size + 4095) & ~4095ull);
+	CHECK(l.file_size <= sizeof(img));
+	writer_init(img, &l, &t, &p);
+	CHECK_EQ(h->region_count, 15);
+	for (uint32_t i = 0; i < h->region_count; i++) {
+		memcpy(&e, img + h->regions_off + i * sizeof(e), sizeof(e));
+		if (e.kind == PROFRUN_REGION_WALL)
+			listed = e.off == 1622016 && e.size == size &&
+				 e.version == 1 && e.flags == 0;
+	}
+	CHECK(listed);
+}
+
 int
 main(void)
 {
@@ -404,6 +440,7 @@ main(void)
 
 	layout_and_header_are_byte_exact();
 	argv_is_kept_beside_the_header_and_bounded();
+	wall_region_is_last_and_listed();
 	relative_paths_become_absolute();
 	if (mkdtemp(base) == NULL)
 		return 77;
