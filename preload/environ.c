@@ -11,14 +11,19 @@
  * process had it) the ASAN_OPTIONS flag that lets a program built with
  * -fsanitize=address start with the shim preloaded.  With
  * PROFRUN_EXACT_ENV (profrun --exact-env) the environment is left as the
- * program made it.  Either way the member records what happened
+ * program made it.  LD_PRELOAD gets the shim of the C library of the image
+ * the exec begins (libprofrun.so for glibc, libprofrun-musl.so beside it for
+ * musl: a loader exits on a preload built for the other), and loses the
+ * other one; without a shim for its C library, none of ours.  Either way the member records what happened
  * (PROFRUN_F_ENV_RESTORED, PROFRUN_F_ENV_LEFT).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "libc.h"
 #include "shim.h"
 
 #define ENV_MAX_VARS   32
@@ -36,8 +41,45 @@ static struct {
 	size_t n;
 	const char *vars[ENV_MAX_VARS]; /* "NAME=value", in buf */
 	char shim[PATH_MAX];		/* our own path */
+	char other[PATH_MAX];		/* the other C library's, or "" */
 	char buf[4 * PATH_MAX];
 } ev;
+
+/* File names of the two shims, which are installed side by side. */
+#define GLIBC_SHIM "libprofrun.so"
+#define MUSL_SHIM  "libprofrun-musl.so"
+
+/* The shim the image an exec begins needs in LD_PRELOAD (NULL: none), and
+ * the one it must not have (NULL: none), set by environ_merge_size. */
+static __thread const char *t_item __attribute__((tls_model("initial-exec")));
+static __thread const char *t_drop __attribute__((tls_model("initial-exec")));
+
+/* The other C library's shim beside our own at SELF into ev.other, when it
+ * is there.  Not async-signal-safe. */
+static void
+find_other(const char *self)
+{
+	const char *base = strrchr(self, '/') + 1;
+	const char *other = strcmp(base, MUSL_SHIM) == 0 ? GLIBC_SHIM
+			    : strcmp(base, GLIBC_SHIM) == 0 ? MUSL_SHIM
+							     : NULL;
+	size_t dir = (size_t)(base - self);
+
+	ev.other[0] = '\0';
+	if (other == NULL || dir + strlen(other) >= sizeof(ev.other))
+		return;
+	memcpy(ev.other, self, dir);
+	strcpy(ev.other + dir, other);
+	if (access(ev.other, R_OK) != 0)
+		ev.other[0] = '\0';
+}
+
+/* Async-signal-safe. */
+bool
+environ_has_shim(bool musl)
+{
+	return musl == SHIM_LIBC_MUSL || ev.other[0] != '\0';
+}
 
 /* Not async-signal-safe (dladdr). */
 void
@@ -53,6 +95,7 @@ environ_snapshot(bool exact)
 	    strpbrk(info.dli_fname, ": "))
 		return;
 	strcpy(ev.shim, info.dli_fname);
+	find_other(ev.shim);
 	for (char **e = environ; e && *e && ev.n < ENV_MAX_VARS; e++) {
 		size_t len = strlen(*e) + 1;
 
@@ -135,7 +178,7 @@ static const char *
 list_item(int i)
 {
 	if (i == LIST_PRELOAD)
-		return ev.shim;
+		return t_item;
 	return ev.asan_flag ? ASAN_FLAG : NULL;
 }
 
@@ -147,9 +190,11 @@ list_lacking(char *const *envp, int i)
 	const char *item = list_item(i), *old;
 	size_t plen = strlen(lists[i].prefix);
 
+	old = find(envp, lists[i].prefix);
+	if (i == LIST_PRELOAD && t_drop && old && list_has(old + plen, t_drop))
+		return strlen(old) + 1 + (item ? strlen(item) + 1 : 0);
 	if (item == NULL)
 		return 0;
-	old = find(envp, lists[i].prefix);
 	if (old == NULL || old[plen] == '\0')
 		return plen + strlen(item) + 1;
 	if (lists[i].has(old + plen, i == LIST_PRELOAD ? item : ASAN_FLAG_NAME))
@@ -186,13 +231,17 @@ environ_left_out(void)
 
 /* Async-signal-safe. */
 size_t
-environ_merge_size(char *const *envp)
+environ_merge_size(char *const *envp, bool musl)
 {
 	size_t len[LIST_COUNT], missing, bytes, count = 0, room;
 
 	t_left = false;
 	if (!ev.on)
 		return 0;
+	t_item = musl == SHIM_LIBC_MUSL ? ev.shim
+		 : ev.other[0]		? ev.other
+					: NULL;
+	t_drop = t_item == ev.shim ? (ev.other[0] ? ev.other : NULL) : ev.shim;
 	bytes = lacking(envp, len, &missing);
 	if (bytes == 0 && missing == 0)
 		return 0;
@@ -213,14 +262,30 @@ static char *
 list_entry(char *at, int i, const char *old)
 {
 	size_t plen = strlen(lists[i].prefix);
+	const char *item = list_item(i);
 
-	if (old && old[plen])
+	strcpy(at, lists[i].prefix);
+	if (i == LIST_PRELOAD && old) {
+		/* the old items but the other C library's shim */
+		for (const char *p = old + plen; *p;) {
+			size_t len = strcspn(p, ": ");
+
+			if (len > 0 && !(len == strlen(t_drop ? t_drop : "") &&
+					 strncmp(p, t_drop, len) == 0)) {
+				if (at[plen])
+					strcat(at, ":");
+				strncat(at, p, len);
+			}
+			p += len;
+			p += *p != '\0';
+		}
+	} else if (old && old[plen])
 		strcpy(at, old);
-	else
-		strcpy(at, lists[i].prefix);
+	if (item == NULL || (i == LIST_PRELOAD && list_has(at + plen, item)))
+		return at;
 	if (at[plen])
 		strcat(at, ":");
-	strcat(at, list_item(i));
+	strcat(at, item);
 	return at;
 }
 

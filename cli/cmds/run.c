@@ -274,6 +274,20 @@ find_shim(char *out, size_t outsz)
 	return readable(out) ? 0 : -1;
 }
 
+/* The shim for musl programs, libprofrun-musl.so, beside the glibc one
+ * SHIM (whose path is replaced). */
+static int
+musl_shim(char *shim, size_t outsz)
+{
+	char *slash = strrchr(shim, '/');
+	size_t dir = slash ? (size_t)(slash - shim) + 1 : 0;
+
+	if (dir + sizeof("libprofrun-musl.so") > outsz)
+		return -1;
+	strcpy(shim + dir, "libprofrun-musl.so");
+	return readable(shim) ? 0 : -1;
+}
+
 /* ---------------------------------------------------------- output path */
 
 /* OUTPUT (not a symbolic link) and its resolved path ABS are still one
@@ -672,6 +686,12 @@ cmd_run(int argc, char **argv)
 	if (find_shim(shim, sizeof(shim)) != 0) {
 		cli_error("%s: shim not found (set PROFRUN_SHIM, or reinstall)",
 			  shim);
+		return EXIT_FAIL;
+	}
+	if (program_is_musl(prog) && musl_shim(shim, sizeof(shim)) != 0) {
+		cli_error(
+			"%s: a musl program, and the shim for musl programs is not installed (%s)",
+			prog, shim);
 		return EXIT_FAIL;
 	}
 	if (!o.output) {
