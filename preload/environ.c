@@ -300,6 +300,18 @@ replaced(const char *e, char *const *envp, const size_t len[LIST_COUNT])
 	return false;
 }
 
+/* True when the LD_PRELOAD of ENVP holds one of our shims.
+ * Async-signal-safe. */
+static bool
+preload_has_ours(char *const *envp)
+{
+	const char *old = find(envp, lists[LIST_PRELOAD].prefix);
+	size_t plen = strlen(lists[LIST_PRELOAD].prefix);
+
+	return old && (list_has(old + plen, ev.shim) ||
+		       (ev.other[0] && list_has(old + plen, ev.other)));
+}
+
 /* Async-signal-safe. */
 char *const *
 environ_merge(char *const *envp, void *room, size_t size)
@@ -323,6 +335,9 @@ environ_merge(char *const *envp, void *room, size_t size)
 		out[n++] = list_entry(at, i, find(envp, lists[i].prefix));
 	}
 	out[n] = NULL;
-	shim_note_flag(PROFRUN_F_ENV_RESTORED);
+	/* only our shim swapped for the other C library's: nothing of ours
+	 * was missing */
+	if (missing > 0 || len[LIST_ASAN] > 0 || !preload_has_ours(envp))
+		shim_note_flag(PROFRUN_F_ENV_RESTORED);
 	return out;
 }
