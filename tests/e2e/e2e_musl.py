@@ -7,8 +7,8 @@ programs start each other and all are profiled.  The workloads are the
 split, threads, stacks and libcs programs built with musl-gcc (NAME-musl)
 and, to compare, with the C compiler.
 
-Usage: e2e_musl.py CASE (exit 0 pass, 1 fail, 77 skip: musl-gcc absent, so
-neither the musl shim nor the musl workloads were built).  Same sample
+Usage: e2e_musl.py CASE (exit 0 pass, 1 fail, 77 skip: musl-gcc is not
+installed, so neither the musl shim nor the musl workloads can be built).  Same sample
 counts and tolerances as e2e.py: shares on at least NEED = 400 samples,
 within 5 standard deviations plus 2 points; a musl share and the glibc
 build's share of the same program must agree within the sum of both
@@ -32,9 +32,11 @@ MUSL_SHIM = os.path.join(os.path.dirname(SHIM), "libprofrun-musl.so")
 
 def case(fn):
     def wrapped(tmp):
-        if not os.path.exists(wl("split-musl")) or not os.path.exists(MUSL_SHIM):
-            raise Skip("musl-gcc was not found at configure time: no musl shim "
-                       "nor musl workloads")
+        if shutil.which("musl-gcc") is None:
+            raise Skip("musl-gcc is not installed: no musl shim nor musl workloads")
+        expect(os.path.exists(MUSL_SHIM) and os.path.exists(wl("split-musl")),
+               f"musl-gcc is installed, yet {MUSL_SHIM} or the musl workloads "
+               "were not built (reconfigure with -Dmusl=enabled)")
         fn(tmp)
     CASES[fn.__name__.replace("_", "-")] = wrapped
     return fn
