@@ -53,6 +53,9 @@ static struct {
  * the one it must not have (NULL: none), set by environ_merge_size. */
 static __thread const char *t_item __attribute__((tls_model("initial-exec")));
 static __thread const char *t_drop __attribute__((tls_model("initial-exec")));
+/* --exact-env: only the shim in LD_PRELOAD swapped (a loader would refuse
+ * the other C library's), nothing put back */
+static __thread bool t_swap_only __attribute__((tls_model("initial-exec")));
 
 /* The other C library's shim beside our own at SELF into ev.other, when it
  * is there.  Not async-signal-safe. */
@@ -218,6 +221,23 @@ lacking(char *const *envp, size_t len[LIST_COUNT], size_t *missing)
 	return total;
 }
 
+/* True when the LD_PRELOAD of ENVP holds one of our shims.
+ * Async-signal-safe. */
+static bool
+preload_has(char *const *envp, const char *shim)
+{
+	const char *old = find(envp, lists[LIST_PRELOAD].prefix);
+
+	return old && shim && list_has(old + strlen(lists[LIST_PRELOAD].prefix), shim);
+}
+
+static bool
+preload_has_ours(char *const *envp)
+{
+	return preload_has(envp, ev.shim) ||
+	       (ev.other[0] && preload_has(envp, ev.other));
+}
+
 /* Whether the last environ_merge_size() of this thread left an
  * environment without our variables (--exact-env): the exec it was for
  * begins an image that is not profiled.  Async-signal-safe. */
@@ -242,13 +262,20 @@ environ_merge_size(char *const *envp, bool musl)
 		 : ev.other[0]		? ev.other
 					: NULL;
 	t_drop = t_item == ev.shim ? (ev.other[0] ? ev.other : NULL) : ev.shim;
+	t_swap_only = false;
 	bytes = lacking(envp, len, &missing);
 	if (bytes == 0 && missing == 0)
 		return 0;
 	if (ev.exact) {
-		shim_note_flag(PROFRUN_F_ENV_LEFT);
-		t_left = true;
-		return 0;
+		if (missing > 0 || len[LIST_ASAN] > 0 || !preload_has_ours(envp)) {
+			shim_note_flag(PROFRUN_F_ENV_LEFT);
+			t_left = true;
+		}
+		if (!preload_has(envp, t_drop))
+			return 0;
+		t_swap_only = true;
+		missing = 0;
+		bytes = len[LIST_PRELOAD];
 	}
 	while (envp && envp[count])
 		count++;
@@ -300,18 +327,6 @@ replaced(const char *e, char *const *envp, const size_t len[LIST_COUNT])
 	return false;
 }
 
-/* True when the LD_PRELOAD of ENVP holds one of our shims.
- * Async-signal-safe. */
-static bool
-preload_has_ours(char *const *envp)
-{
-	const char *old = find(envp, lists[LIST_PRELOAD].prefix);
-	size_t plen = strlen(lists[LIST_PRELOAD].prefix);
-
-	return old && (list_has(old + plen, ev.shim) ||
-		       (ev.other[0] && list_has(old + plen, ev.other)));
-}
-
 /* Async-signal-safe. */
 char *const *
 environ_merge(char *const *envp, void *room, size_t size)
@@ -322,10 +337,15 @@ environ_merge(char *const *envp, void *room, size_t size)
 	if (size == 0)
 		return envp;
 	lacking(envp, len, &missing);
+	if (t_swap_only) {
+		missing = 0;
+		for (int i = 0; i < LIST_COUNT; i++)
+			len[i] = i == LIST_PRELOAD ? len[i] : 0;
+	}
 	for (char *const *e = envp; e && *e; e++)
 		if (!replaced(*e, envp, len))
 			out[n++] = *e;
-	for (size_t i = 0; i < ev.n; i++)
+	for (size_t i = 0; i < ev.n && !t_swap_only; i++)
 		if (find(envp, ev.vars[i]) == NULL)
 			out[n++] = (char *)ev.vars[i];
 	for (int i = 0; i < LIST_COUNT; i++) {
@@ -337,7 +357,8 @@ environ_merge(char *const *envp, void *room, size_t size)
 	out[n] = NULL;
 	/* only our shim swapped for the other C library's: nothing of ours
 	 * was missing */
-	if (missing > 0 || len[LIST_ASAN] > 0 || !preload_has_ours(envp))
+	if (!t_swap_only &&
+	    (missing > 0 || len[LIST_ASAN] > 0 || !preload_has_ours(envp)))
 		shim_note_flag(PROFRUN_F_ENV_RESTORED);
 	return out;
 }

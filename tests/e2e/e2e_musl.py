@@ -159,6 +159,17 @@ def check_exec(tmp, name, first, then):
 @case
 def glibc_program_execs_a_musl_one(tmp):
     check_exec(tmp, "gm.prof", "libcs", "split-musl")
+    # --exact-env leaves the environment as the program made it, but for
+    # the shim of the image's C library: the musl program must neither die
+    # of the glibc shim nor go unprofiled
+    out, cp = profrun(tmp, "exact.prof", wl("libcs"), "exec", "0.1", wl("split-musl"),
+                      "0.5", extra=("--exact-env",))
+    expect(cp.stdout.startswith("split done:") and cp.stderr == "",
+           f"--exact-env: {cp.stdout!r} {cp.stderr!r}")
+    rep = report_json(out)
+    t = procs_of(rep, "split-musl")
+    expect(len(t) == 1 and t[0]["samples"] >= 10 and not rep.get("not_profiled"),
+           f"--exact-env: split-musl profiled: {rep['processes']} {rep.get('not_profiled')!r}")
 
 
 @case
