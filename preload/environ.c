@@ -63,9 +63,9 @@ static void
 find_other(const char *self)
 {
 	const char *base = strrchr(self, '/') + 1;
-	const char *other = strcmp(base, MUSL_SHIM) == 0 ? GLIBC_SHIM
+	const char *other = strcmp(base, MUSL_SHIM) == 0    ? GLIBC_SHIM
 			    : strcmp(base, GLIBC_SHIM) == 0 ? MUSL_SHIM
-							     : NULL;
+							    : NULL;
 	size_t dir = (size_t)(base - self);
 
 	ev.other[0] = '\0';
@@ -228,7 +228,8 @@ preload_has(char *const *envp, const char *shim)
 {
 	const char *old = find(envp, lists[LIST_PRELOAD].prefix);
 
-	return old && shim && list_has(old + strlen(lists[LIST_PRELOAD].prefix), shim);
+	return old && shim &&
+	       list_has(old + strlen(lists[LIST_PRELOAD].prefix), shim);
 }
 
 static bool
@@ -267,7 +268,8 @@ environ_merge_size(char *const *envp, bool musl)
 	if (bytes == 0 && missing == 0)
 		return 0;
 	if (ev.exact) {
-		if (missing > 0 || len[LIST_ASAN] > 0 || !preload_has_ours(envp)) {
+		if (missing > 0 || len[LIST_ASAN] > 0 ||
+		    !preload_has_ours(envp)) {
 			shim_note_flag(PROFRUN_F_ENV_LEFT);
 			t_left = true;
 		}
