@@ -35,18 +35,24 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "libc.h"
 #include "shim.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
 typedef void *(*dlopen_fn)(const char *, int);
+#if SHIM_LIBC_GLIBC
 typedef void *(*dlmopen_fn)(Lmid_t, const char *, int);
+#endif
 typedef int (*dlclose_fn)(void *);
 
 static dlopen_fn real_dlopen;
+#if SHIM_LIBC_GLIBC
 static dlmopen_fn real_dlmopen;
+#endif
 static dlclose_fn real_dlclose;
 
+#if SHIM_LIBC_GLIBC
 /* Stand-ins when the real function cannot be found. */
 static void *
 no_dlopen(const char *file, int mode)
@@ -212,6 +218,19 @@ dlmopen(Lmid_t ns, const char *file, int mode)
 {
 	return ((dlmopen_fn)shim_dlmopen_target(
 		file, __builtin_return_address(0)))(ns, file, mode);
+}
+#endif
+#else
+/* musl's dlopen searches as for the main program whoever calls it, and has
+ * no namespaces: an ordinary wrapper that scans after it.  Not
+ * async-signal-safe (neither is dlopen). */
+EXPORT void *
+dlopen(const char *file, int mode)
+{
+	void *h = REAL(dlopen) ? real_dlopen(file, mode) : NULL;
+
+	shim_modules_changed(); /* errno and dlerror() kept */
+	return h;
 }
 #endif
 

@@ -11,14 +11,19 @@
  * process had it) the ASAN_OPTIONS flag that lets a program built with
  * -fsanitize=address start with the shim preloaded.  With
  * PROFRUN_EXACT_ENV (profrun --exact-env) the environment is left as the
- * program made it.  Either way the member records what happened
+ * program made it.  LD_PRELOAD gets the shim of the C library of the image
+ * the exec begins (libprofrun.so for glibc, libprofrun-musl.so beside it for
+ * musl: a loader exits on a preload built for the other), and loses the
+ * other one; without a shim for its C library, none of ours.  Either way the member records what happened
  * (PROFRUN_F_ENV_RESTORED, PROFRUN_F_ENV_LEFT).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "libc.h"
 #include "shim.h"
 
 #define ENV_MAX_VARS   32
@@ -36,8 +41,48 @@ static struct {
 	size_t n;
 	const char *vars[ENV_MAX_VARS]; /* "NAME=value", in buf */
 	char shim[PATH_MAX];		/* our own path */
+	char other[PATH_MAX];		/* the other C library's, or "" */
 	char buf[4 * PATH_MAX];
 } ev;
+
+/* File names of the two shims, which are installed side by side. */
+#define GLIBC_SHIM "libprofrun.so"
+#define MUSL_SHIM  "libprofrun-musl.so"
+
+/* The shim the image an exec begins needs in LD_PRELOAD (NULL: none), and
+ * the one it must not have (NULL: none), set by environ_merge_size. */
+static __thread const char *t_item __attribute__((tls_model("initial-exec")));
+static __thread const char *t_drop __attribute__((tls_model("initial-exec")));
+/* --exact-env: only the shim in LD_PRELOAD swapped (a loader would refuse
+ * the other C library's), nothing put back */
+static __thread bool t_swap_only __attribute__((tls_model("initial-exec")));
+
+/* The other C library's shim beside our own at SELF into ev.other, when it
+ * is there.  Not async-signal-safe. */
+static void
+find_other(const char *self)
+{
+	const char *base = strrchr(self, '/') + 1;
+	const char *other = strcmp(base, MUSL_SHIM) == 0    ? GLIBC_SHIM
+			    : strcmp(base, GLIBC_SHIM) == 0 ? MUSL_SHIM
+							    : NULL;
+	size_t dir = (size_t)(base - self);
+
+	ev.other[0] = '\0';
+	if (other == NULL || dir + strlen(other) >= sizeof(ev.other))
+		return;
+	memcpy(ev.other, self, dir);
+	strcpy(ev.other + dir, other);
+	if (access(ev.other, R_OK) != 0)
+		ev.other[0] = '\0';
+}
+
+/* Async-signal-safe. */
+bool
+environ_has_shim(bool musl)
+{
+	return musl == SHIM_LIBC_MUSL || ev.other[0] != '\0';
+}
 
 /* Not async-signal-safe (dladdr). */
 void
@@ -53,6 +98,7 @@ environ_snapshot(bool exact)
 	    strpbrk(info.dli_fname, ": "))
 		return;
 	strcpy(ev.shim, info.dli_fname);
+	find_other(ev.shim);
 	for (char **e = environ; e && *e && ev.n < ENV_MAX_VARS; e++) {
 		size_t len = strlen(*e) + 1;
 
@@ -135,7 +181,7 @@ static const char *
 list_item(int i)
 {
 	if (i == LIST_PRELOAD)
-		return ev.shim;
+		return t_item;
 	return ev.asan_flag ? ASAN_FLAG : NULL;
 }
 
@@ -147,9 +193,11 @@ list_lacking(char *const *envp, int i)
 	const char *item = list_item(i), *old;
 	size_t plen = strlen(lists[i].prefix);
 
+	old = find(envp, lists[i].prefix);
+	if (i == LIST_PRELOAD && t_drop && old && list_has(old + plen, t_drop))
+		return strlen(old) + 1 + (item ? strlen(item) + 1 : 0);
 	if (item == NULL)
 		return 0;
-	old = find(envp, lists[i].prefix);
 	if (old == NULL || old[plen] == '\0')
 		return plen + strlen(item) + 1;
 	if (lists[i].has(old + plen, i == LIST_PRELOAD ? item : ASAN_FLAG_NAME))
@@ -173,6 +221,24 @@ lacking(char *const *envp, size_t len[LIST_COUNT], size_t *missing)
 	return total;
 }
 
+/* True when the LD_PRELOAD of ENVP holds one of our shims.
+ * Async-signal-safe. */
+static bool
+preload_has(char *const *envp, const char *shim)
+{
+	const char *old = find(envp, lists[LIST_PRELOAD].prefix);
+
+	return old && shim &&
+	       list_has(old + strlen(lists[LIST_PRELOAD].prefix), shim);
+}
+
+static bool
+preload_has_ours(char *const *envp)
+{
+	return preload_has(envp, ev.shim) ||
+	       (ev.other[0] && preload_has(envp, ev.other));
+}
+
 /* Whether the last environ_merge_size() of this thread left an
  * environment without our variables (--exact-env): the exec it was for
  * begins an image that is not profiled.  Async-signal-safe. */
@@ -186,20 +252,32 @@ environ_left_out(void)
 
 /* Async-signal-safe. */
 size_t
-environ_merge_size(char *const *envp)
+environ_merge_size(char *const *envp, bool musl)
 {
 	size_t len[LIST_COUNT], missing, bytes, count = 0, room;
 
 	t_left = false;
 	if (!ev.on)
 		return 0;
+	t_item = musl == SHIM_LIBC_MUSL ? ev.shim
+		 : ev.other[0]		? ev.other
+					: NULL;
+	t_drop = t_item == ev.shim ? (ev.other[0] ? ev.other : NULL) : ev.shim;
+	t_swap_only = false;
 	bytes = lacking(envp, len, &missing);
 	if (bytes == 0 && missing == 0)
 		return 0;
 	if (ev.exact) {
-		shim_note_flag(PROFRUN_F_ENV_LEFT);
-		t_left = true;
-		return 0;
+		if (missing > 0 || len[LIST_ASAN] > 0 ||
+		    !preload_has_ours(envp)) {
+			shim_note_flag(PROFRUN_F_ENV_LEFT);
+			t_left = true;
+		}
+		if (!preload_has(envp, t_drop))
+			return 0;
+		t_swap_only = true;
+		missing = 0;
+		bytes = len[LIST_PRELOAD];
 	}
 	while (envp && envp[count])
 		count++;
@@ -213,14 +291,30 @@ static char *
 list_entry(char *at, int i, const char *old)
 {
 	size_t plen = strlen(lists[i].prefix);
+	const char *item = list_item(i);
 
-	if (old && old[plen])
+	strcpy(at, lists[i].prefix);
+	if (i == LIST_PRELOAD && old) {
+		/* the old items but the other C library's shim */
+		for (const char *p = old + plen; *p;) {
+			size_t len = strcspn(p, ": ");
+
+			if (len > 0 && !(len == strlen(t_drop ? t_drop : "") &&
+					 strncmp(p, t_drop, len) == 0)) {
+				if (at[plen])
+					strcat(at, ":");
+				strncat(at, p, len);
+			}
+			p += len;
+			p += *p != '\0';
+		}
+	} else if (old && old[plen])
 		strcpy(at, old);
-	else
-		strcpy(at, lists[i].prefix);
+	if (item == NULL || (i == LIST_PRELOAD && list_has(at + plen, item)))
+		return at;
 	if (at[plen])
 		strcat(at, ":");
-	strcat(at, list_item(i));
+	strcat(at, item);
 	return at;
 }
 
@@ -245,10 +339,15 @@ environ_merge(char *const *envp, void *room, size_t size)
 	if (size == 0)
 		return envp;
 	lacking(envp, len, &missing);
+	if (t_swap_only) {
+		missing = 0;
+		for (int i = 0; i < LIST_COUNT; i++)
+			len[i] = i == LIST_PRELOAD ? len[i] : 0;
+	}
 	for (char *const *e = envp; e && *e; e++)
 		if (!replaced(*e, envp, len))
 			out[n++] = *e;
-	for (size_t i = 0; i < ev.n; i++)
+	for (size_t i = 0; i < ev.n && !t_swap_only; i++)
 		if (find(envp, ev.vars[i]) == NULL)
 			out[n++] = (char *)ev.vars[i];
 	for (int i = 0; i < LIST_COUNT; i++) {
@@ -258,6 +357,10 @@ environ_merge(char *const *envp, void *room, size_t size)
 		out[n++] = list_entry(at, i, find(envp, lists[i].prefix));
 	}
 	out[n] = NULL;
-	shim_note_flag(PROFRUN_F_ENV_RESTORED);
+	/* only our shim swapped for the other C library's: nothing of ours
+	 * was missing */
+	if (!t_swap_only &&
+	    (missing > 0 || len[LIST_ASAN] > 0 || !preload_has_ours(envp)))
+		shim_note_flag(PROFRUN_F_ENV_RESTORED);
 	return out;
 }

@@ -14,14 +14,18 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/gmon.h>
 #include <sys/syscall.h>
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "libc.h"
 #include "shim.h"
+
+#if SHIM_LIBC_GLIBC
+#include <sys/gmon.h>
+#endif
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -37,9 +41,12 @@ typedef void (*exit_fn)(int);
 static fork_fn real_fork;
 static execve_fn real_execve, real_execvpe;
 static fexecve_fn real_fexecve;
+static signal_fn real_signal, real_bsd_signal, real_sigset;
+#if SHIM_LIBC_GLIBC
 static execveat_fn real_execveat;
-static signal_fn real_signal, real_bsd_signal, real_ssignal, real_sigset;
+static signal_fn real_ssignal;
 static monstartup_fn real___monstartup;
+#endif
 static exit_fn real__exit, real__Exit;
 typedef long (*syscall_fn)(long, ...);
 static syscall_fn real_syscall;
@@ -61,10 +68,12 @@ interpose_resolve_all(void)
 	REAL(execve);
 	REAL(execvpe);
 	REAL(fexecve);
+#if SHIM_LIBC_GLIBC
 	REAL(execveat);
+	REAL(ssignal);
+#endif
 	REAL(signal);
 	REAL(bsd_signal);
-	REAL(ssignal);
 	REAL(sigset);
 	REAL(_exit);
 	REAL(_Exit);
@@ -261,9 +270,9 @@ _Exit(int status)
 EXPORT int
 execve(const char *path, char *const argv[], char *const envp[])
 {
-	ENVIRON_FOR_EXEC(envp);
-	long child = offspring_exec(
-		&(struct offspring_image){AT_FDCWD, path, -1, 0, false});
+	struct offspring_image im = {AT_FDCWD, path, -1, 0, false};
+	ENVIRON_FOR_EXEC(envp, &im);
+	long child = offspring_exec(&im);
 	bool began = shim_exec_begin();
 	int r = CALL_REAL(execve, -1, path, argv, envp);
 
@@ -275,9 +284,9 @@ execve(const char *path, char *const argv[], char *const envp[])
 EXPORT int
 execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	ENVIRON_FOR_EXEC(envp);
-	long child = offspring_exec(
-		&(struct offspring_image){AT_FDCWD, file, -1, 0, true});
+	struct offspring_image im = {AT_FDCWD, file, -1, 0, true};
+	ENVIRON_FOR_EXEC(envp, &im);
+	long child = offspring_exec(&im);
 	bool began = shim_exec_begin();
 	int r = CALL_REAL(execvpe, -1, file, argv, envp);
 
@@ -290,9 +299,9 @@ EXPORT int
 execv(const char *path, char *const argv[])
 {
 	char *const *envp = environ;
-	ENVIRON_FOR_EXEC(envp);
-	long child = offspring_exec(
-		&(struct offspring_image){AT_FDCWD, path, -1, 0, false});
+	struct offspring_image im = {AT_FDCWD, path, -1, 0, false};
+	ENVIRON_FOR_EXEC(envp, &im);
+	long child = offspring_exec(&im);
 	bool began = shim_exec_begin();
 	int r = CALL_REAL(execve, -1, path, argv, envp);
 
@@ -305,9 +314,9 @@ EXPORT int
 execvp(const char *file, char *const argv[])
 {
 	char *const *envp = environ;
-	ENVIRON_FOR_EXEC(envp);
-	long child = offspring_exec(
-		&(struct offspring_image){AT_FDCWD, file, -1, 0, true});
+	struct offspring_image im = {AT_FDCWD, file, -1, 0, true};
+	ENVIRON_FOR_EXEC(envp, &im);
+	long child = offspring_exec(&im);
 	bool began = shim_exec_begin();
 	int r = CALL_REAL(execvpe, -1, file, argv, envp);
 
@@ -319,9 +328,9 @@ execvp(const char *file, char *const argv[])
 EXPORT int
 fexecve(int fd, char *const argv[], char *const envp[])
 {
-	ENVIRON_FOR_EXEC(envp);
-	long child = offspring_exec(
-		&(struct offspring_image){AT_FDCWD, "", fd, 0, false});
+	struct offspring_image im = {AT_FDCWD, "", fd, 0, false};
+	ENVIRON_FOR_EXEC(envp, &im);
+	long child = offspring_exec(&im);
 	bool began = shim_exec_begin();
 	int r = CALL_REAL(fexecve, -1, fd, argv, envp);
 
@@ -330,13 +339,14 @@ fexecve(int fd, char *const argv[], char *const envp[])
 	return r;
 }
 
+#if SHIM_LIBC_GLIBC
 EXPORT int
 execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
 	 int flags)
 {
-	ENVIRON_FOR_EXEC(envp);
-	long child = offspring_exec(
-		&(struct offspring_image){dirfd, path, -1, flags, false});
+	struct offspring_image im = {dirfd, path, -1, flags, false};
+	ENVIRON_FOR_EXEC(envp, &im);
+	long child = offspring_exec(&im);
 	bool began = shim_exec_begin();
 	int r = CALL_REAL(execveat, -1, dirfd, path, argv, envp, flags);
 
@@ -344,6 +354,7 @@ execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
 	offspring_exec_failed(child);
 	return r;
 }
+#endif
 
 /* Arguments of execl*(): ARG0 and the variadic list up to NULL, into ARGV
  * (N + 1 slots, N counted by count_args).  Async-signal-safe. */
@@ -453,6 +464,7 @@ sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 	return program_sigaction(sig, act, old);
 }
 
+#if SHIM_LIBC_GLIBC
 int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 
 EXPORT int
@@ -460,7 +472,9 @@ __sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	return program_sigaction(sig, act, old);
 }
+#endif
 
+#if SHIM_LIBC_GLIBC
 /* System V's signal(): the handler is reset to SIG_DFL as it is called
  * and the signal is not blocked while it runs (SA_RESETHAND, SA_NODEFER,
  * no SA_RESTART).  Under -std=c99/c11 glibc's signal() is this one.  All
@@ -498,6 +512,7 @@ __sysv_signal(int sig, sighandler_t handler)
 {
 	return sysv_signal_view(sig, handler);
 }
+#endif
 
 /* sigignore(): SIG_IGN, as glibc's.  Async-signal-safe. */
 EXPORT int
@@ -510,6 +525,7 @@ sigignore(int sig)
 	return program_sigaction(sig, &act, NULL);
 }
 
+#if SHIM_LIBC_GLIBC
 /* 4.2BSD's sigvec(), which glibc keeps for old binaries only (no header
  * declares it): the mask holds signals 1..32 as bits, and the flags map
  * to SA_ONSTACK, SA_RESTART (unless SV_INTERRUPT) and SA_RESETHAND.
@@ -556,6 +572,7 @@ sigvec(int sig, const struct shim_sigvec *vec, struct shim_sigvec *ovec)
 			 (old.sa_flags & SA_RESETHAND ? SHIM_SV_RESETHAND : 0);
 	return 0;
 }
+#endif
 
 /* signal() and bsd_signal() for SIGPROF while we own it: SIG_DFL and
  * SIG_IGN go into the program's view (BSD semantics, as glibc's
@@ -609,6 +626,7 @@ bsd_signal(int sig, sighandler_t handler)
 	return bsd_signal_view(real_bsd_signal, sig, handler);
 }
 
+#if SHIM_LIBC_GLIBC
 sighandler_t ssignal(int sig, sighandler_t handler); /* glibc: signal() */
 
 /* Async-signal-safe as ssignal is. */
@@ -623,6 +641,7 @@ ssignal(int sig, sighandler_t handler)
 	}
 	return bsd_signal_view(real_ssignal, sig, handler);
 }
+#endif
 
 /* System V's sigset(): SIG_HOLD blocks SIGPROF (in the program's view),
  * anything else unblocks it and sets the action; the previous action is
@@ -707,6 +726,7 @@ setitimer(__itimer_which_t which, const struct itimerval *it,
 	return 0;
 }
 
+#if SHIM_LIBC_GLIBC
 /* Async-signal-safe as profil is. */
 EXPORT int
 profil(unsigned short *buf, size_t size, size_t offset, unsigned int scale)
@@ -736,6 +756,7 @@ __monstartup(unsigned long lowpc, unsigned long highpc)
 	if (REAL(__monstartup) != NULL)
 		real___monstartup(lowpc, highpc);
 }
+#endif
 
 /* ---------------------------------------------------------------- syscall()
  * A program's rt_sigaction and rt_sigprocmask made through the C

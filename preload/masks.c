@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -31,6 +32,7 @@
 #include <sys/signalfd.h>
 #include <threads.h>
 
+#include "libc.h"
 #include "shim.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -343,6 +345,7 @@ sigrelse(int sig)
 	return mask_one(SIG_UNBLOCK, sig);
 }
 
+#if SHIM_LIBC_GLIBC
 /* MASK's bits as a set / the first 32 signals of SET as bits. */
 static void
 bits_to_set(int mask, sigset_t *set)
@@ -389,6 +392,7 @@ sigsetmask(int mask)
 {
 	return bsd_mask(SIG_SETMASK, mask);
 }
+#endif
 
 /* ---------------------------------------------------------------- waits */
 /* SET without SIGPROF into COPY while we profile; the set to pass on:
@@ -583,7 +587,8 @@ spawn_as_viewed(posix_spawn_fn real_fn, pid_t *pid, const char *path,
 		const posix_spawnattr_t *attr, char *const argv[],
 		char *const envp[], bool search)
 {
-	ENVIRON_FOR_EXEC(envp);
+	struct offspring_image im = {AT_FDCWD, path, -1, 0, search};
+	ENVIRON_FOR_EXEC(envp, &im);
 	pid_t child = 0;
 	struct spawn_view v;
 	short flags = 0;
@@ -636,6 +641,22 @@ posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
 			       envp, true);
 }
 
+/* system() and popen() run /bin/sh from inside the C library with the
+ * environment in environ: while they do, environ holds the one fit for
+ * /bin/sh's C library (its shim in LD_PRELOAD), when that differs. */
+extern char **environ;
+#define SHELL_ENVIRON_BEGIN()                                                  \
+	char **shell_saved = environ;                                          \
+	char *const *shell_env = environ;                                      \
+	struct offspring_image shell_im = {AT_FDCWD, "/bin/sh", -1, 0, false}; \
+	ENVIRON_FOR_EXEC(shell_env, &shell_im);                                \
+	environ = (char **)shell_env
+#define SHELL_ENVIRON_END()                                                    \
+	do {                                                                   \
+		if (environ == (char **)shell_env)                             \
+			environ = shell_saved;                                 \
+	} while (0)
+
 /* Not async-signal-safe (neither is system). */
 EXPORT int
 system(const char *command)
@@ -645,11 +666,15 @@ system(const char *command)
 
 	if (REAL(system) == NULL)
 		return -1;
-	if (command == NULL || !virtualizing())
-		return real_system(command);
-	spawn_view_begin(&v, false, false);
-	r = real_system(command);
-	spawn_view_end(&v);
+	SHELL_ENVIRON_BEGIN();
+	if (command == NULL || !virtualizing()) {
+		r = real_system(command);
+	} else {
+		spawn_view_begin(&v, false, false);
+		r = real_system(command);
+		spawn_view_end(&v);
+	}
+	SHELL_ENVIRON_END();
 	return r;
 }
 
@@ -664,11 +689,15 @@ popen(const char *command, const char *mode)
 		errno = ENOSYS;
 		return NULL;
 	}
-	if (!virtualizing())
-		return real_popen(command, mode);
-	spawn_view_begin(&v, false, false);
-	f = real_popen(command, mode);
-	spawn_view_end(&v);
+	SHELL_ENVIRON_BEGIN();
+	if (!virtualizing()) {
+		f = real_popen(command, mode);
+	} else {
+		spawn_view_begin(&v, false, false);
+		f = real_popen(command, mode);
+		spawn_view_end(&v);
+	}
+	SHELL_ENVIRON_END();
 	return f;
 }
 

@@ -50,6 +50,9 @@
 #define PHDR_MAX     256u
 
 static struct profrun_offspring *head; /* NULL: nothing recorded */
+/* Set by judge_elf: the image judged last in this thread is a musl
+ * program (offspring_image_musl) */
+static __thread bool t_musl __attribute__((tls_model("initial-exec")));
 static struct profrun_child *recs;
 static char *paths;
 static pid_t owner;
@@ -200,10 +203,14 @@ judge_elf(int fd, const struct stat *st, const char *buf, ssize_t len)
 			return PROFRUN_CHILD_PROFILED;
 		return PROFRUN_CHILD_STATIC;
 	}
-	if (strstr(interp, "ld-musl") != NULL)
-		return PROFRUN_CHILD_MUSL;
 	if (stat(interp, &ist) != 0 && errno == ENOENT)
 		return PROFRUN_CHILD_NO_INTERP;
+	/* profiled with libprofrun-musl.so where it is installed */
+	if (strstr(interp, "ld-musl") != NULL) {
+		t_musl = true;
+		if (!environ_has_shim(true))
+			return PROFRUN_CHILD_MUSL;
+	}
 	return PROFRUN_CHILD_PROFILED;
 }
 
@@ -406,6 +413,29 @@ judge_file(const char *file, bool search, char *out, size_t outsz, int *reason,
 		memcpy(out, file, strlen(file) + 1);
 	*reason = judge_at(AT_FDCWD, out, 0, 0, flags);
 	return true;
+}
+
+/* Async-signal-safe. */
+bool
+offspring_image_musl(const struct offspring_image *im)
+{
+	char path[PATH_MAX];
+	uint32_t flags = 0;
+	int saved = errno, why;
+
+	t_musl = false;
+	if (im->fd >= 0 ||
+	    (im->path && im->at_flags & AT_EMPTY_PATH && !im->path[0]))
+		judge_fd(im->fd >= 0 ? im->fd : im->dirfd, 0, &flags);
+	else if (im->path && im->dirfd != AT_FDCWD && im->path[0] != '/')
+		judge_at(im->dirfd, im->path,
+			 im->at_flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0, 0,
+			 &flags);
+	else if (im->path)
+		judge_file(im->path, im->search, path, sizeof(path), &why,
+			   &flags);
+	errno = saved;
+	return t_musl;
 }
 
 /* Async-signal-safe. */

@@ -20,12 +20,12 @@
 #include <unistd.h>
 
 #include "profrun/member-name.h"
+#include "libc.h"
 #include "shim.h"
 
 sigaction_fn real_sigaction;
 setitimer_fn real_setitimer;
 getitimer_fn real_getitimer;
-profil_fn real_profil;
 
 /* ---------------------------------------------------------------- settings */
 static struct {
@@ -157,12 +157,12 @@ shim_warn(const char *msg)
 }
 
 /* "WHAT: PATH: <errno text>" as one warning.  Async-signal-safe
- * (strerrordesc_np returns a static string). */
+ * (libc_errdesc returns a static string). */
 static void
 warn_err(const char *what, const char *path, int err)
 {
 	char buf[480];
-	const char *parts[] = {what, path, strerrordesc_np(err)};
+	const char *parts[] = {what, path, libc_errdesc(err)};
 	size_t len = 0;
 
 	for (size_t i = 0; i < 3; i++) {
@@ -310,7 +310,7 @@ resolve_all(void)
 	REAL(sigaction);
 	REAL(setitimer);
 	REAL(getitimer);
-	REAL(profil);
+	libc_resolve();
 	interpose_resolve_all();
 }
 
@@ -555,7 +555,7 @@ shim_modules_before_fork(void)
 static void finish_owned(int status, bool names);
 static void release_owned(void);
 
-/* on_exit() hook, registered before anything of the program's, so the
+/* Exit hook (libc_on_exit), registered before anything of the program's, so the
  * last of exit()'s handlers: after the program's own, and after the
  * destructors (run by the dynamic linker's exit handler, registered after
  * ours), whose samples are all in by now.  Record the objects loaded now
@@ -563,7 +563,7 @@ static void release_owned(void);
  * profile, close counting and give back the unused blocks.  Not
  * async-signal-safe (neither is exit). */
 static void
-on_exit_hook(int status, void *arg)
+on_exit_hook(int status)
 {
 	int saved = errno;
 
@@ -809,7 +809,7 @@ startup(int argc, char **argv)
 	masks_init();
 	environ_snapshot(cfg.exact_env);
 	shim_modules_changed();
-	on_exit(on_exit_hook, NULL);
+	libc_on_exit(on_exit_hook);
 	pthread_atfork(on_fork_prepare, NULL, on_fork_child);
 	if (g.state == SHIM_ON)
 		wall_start();
@@ -823,6 +823,7 @@ profrun_init(int argc, char **argv, char **envp)
 	int saved = errno;
 
 	(void)envp;
+	libc_command_line(&argc, &argv);
 	startup(argc, argv);
 	errno = saved;
 }

@@ -147,10 +147,15 @@ void shim_note_flag(uint32_t flag);
  * (EXACT: PROFRUN_EXACT_ENV, never merge).  Not async-signal-safe. */
 void environ_snapshot(bool exact);
 
-/* Bytes an exec with ENVP needs for environ_merge (0: ENVP has every
+/* Bytes an exec with ENVP of an image of MUSL's C library (or glibc's)
+ * needs for environ_merge (0: ENVP has every
  * variable of ours, or must stay as it is, or would need too much).
  * Async-signal-safe. */
-size_t environ_merge_size(char *const *envp);
+size_t environ_merge_size(char *const *envp, bool musl);
+
+/* Whether the shim for a program of MUSL's C library (or glibc's) is
+ * installed: ours, or the other one beside it.  Async-signal-safe. */
+bool environ_has_shim(bool musl);
 
 /* Whether the environment the last environ_merge_size() of this thread
  * was given is passed on without our variables (--exact-env).
@@ -163,9 +168,11 @@ bool environ_left_out(void);
 char *const *environ_merge(char *const *envp, void *room, size_t size);
 
 /* Declares room on the caller's stack and points ENVP (a variable) at the
- * environment the exec is to pass.  Async-signal-safe. */
-#define ENVIRON_FOR_EXEC(envp)                                                 \
-	size_t envp##_room = environ_merge_size(envp);                         \
+ * environment the exec of the image IM (struct offspring_image *) is to
+ * pass.  Async-signal-safe. */
+#define ENVIRON_FOR_EXEC(envp, im)                                             \
+	size_t envp##_room =                                                   \
+		environ_merge_size(envp, offspring_image_musl(im));            \
 	void *envp##_buf[envp##_room / sizeof(void *) + 1];                    \
 	envp = environ_merge(envp, envp##_buf, envp##_room)
 /* ---------------------------------------------------------------- offspring.c
@@ -206,6 +213,11 @@ void offspring_spawned(pid_t child, const char *file, bool search);
  * record, for offspring_exec_failed (-1: none).  errno is preserved.
  * Async-signal-safe. */
 long offspring_exec(const struct offspring_image *im);
+
+/* True when IM is a musl program (or a script run by one): its exec needs
+ * libprofrun-musl.so in LD_PRELOAD.  errno is preserved.
+ * Async-signal-safe. */
+bool offspring_image_musl(const struct offspring_image *im);
 void offspring_exec_failed(long rec);
 
 /* A wait of the owner's returned PID with STATUS: noted in its record.

@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "libc.h"
 #include "shim.h"
 
 #define REGISTRY_SLOTS 65536u /* live threads with a timer */
@@ -130,7 +131,7 @@ arm_thread(int tid, uint64_t ival)
 	ev.sigev_notify = SIGEV_THREAD_ID;
 	ev.sigev_signo = SIGPROF;
 	ev.sigev_value.sival_int = THREADS_TIMER_MAGIC;
-	ev._sigev_un._tid = tid;
+	ev.sigev_notify_thread_id = tid;
 	if (syscall(SYS_timer_create, clk, &ev, &id) < 0)
 		return -1;
 	its.it_interval.tv_sec = (time_t)(ival / 1000000000u);

@@ -21,6 +21,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "libc.h"
 #include "shim.h"
 
 static struct collect active; /* what the handler counts into */
@@ -215,9 +216,10 @@ arm_profil(const struct collect *c)
 {
 	struct sigaction ours;
 
-	if (REAL(profil)(c->hist, c->nbuckets * sizeof(uint16_t), c->offset,
-			 c->scale) < 0)
-		return -errno;
+	int r = libc_profil_start(c);
+
+	if (r < 0)
+		return r;
 	running = true;
 	if (REAL(sigaction)(SIGPROF, NULL, &profil_act) < 0)
 		return -errno;
@@ -249,7 +251,7 @@ timer_start(const struct collect *c, uint32_t freq)
 	sigset_t prof, old;
 	int r;
 
-	if (REAL(profil) == NULL || REAL(sigaction) == NULL ||
+	if (!libc_timer_ready() || REAL(sigaction) == NULL ||
 	    REAL(setitimer) == NULL || REAL(getitimer) == NULL ||
 	    REAL(pthread_sigmask) == NULL)
 		return -ENOSYS;
@@ -324,7 +326,7 @@ timer_stop(void)
 	/* profil(NULL) puts back the action and ITIMER_PROF (disarmed by
 	 * arm_rate) it found, and forgets our buffer: a program that calls
 	 * profil() after taking over starts from glibc's clean state */
-	REAL(profil)(NULL, 0, 0, 0);
+	libc_profil_stop();
 	REAL(sigaction)(SIGPROF, &program_act, NULL);
 	running = false;
 	errno = saved;

@@ -169,6 +169,65 @@ check_file(const char *shown, const char *path, int depth)
 	return 0; /* the kernel (or a shell fallback) decides */
 }
 
+/* The PT_INTERP of the ELF file FD into OUT; false when it has none. */
+static bool
+elf_interp(int fd, char *out, size_t outsz)
+{
+	Elf *elf;
+	size_t n;
+	bool found = false;
+	GElf_Phdr ph;
+
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF && elf_getphdrnum(elf, &n) == 0)
+		for (size_t i = 0; i < n && !found; i++) {
+			ssize_t len;
+
+			if (!gelf_getphdr(elf, (int)i, &ph) ||
+			    ph.p_type != PT_INTERP)
+				continue;
+			len = pread(fd, out,
+				    ph.p_filesz < outsz ? ph.p_filesz
+							: outsz - 1,
+				    (off_t)ph.p_offset);
+			if (len > 0) {
+				out[len] = '\0';
+				found = true;
+			}
+		}
+	if (elf)
+		elf_end(elf);
+	return found;
+}
+
+static bool
+is_musl(const char *path, int depth)
+{
+	char head[256], interp[PATH_MAX];
+	ssize_t len;
+	bool musl = false;
+	int fd = cli_open_regular(path);
+
+	if (fd < 0)
+		return false;
+	len = pread(fd, head, sizeof(head), 0);
+	if (len >= 4 && memcmp(head, "\177ELF", 4) == 0)
+		musl = elf_interp(fd, interp, sizeof(interp)) &&
+		       strstr(interp, "ld-musl") != NULL;
+	close(fd);
+	if (len > 0 && depth == 0 &&
+	    script_interpreter(head, (size_t)len, interp, sizeof(interp)))
+		return is_musl(interp, 1);
+	return musl;
+}
+
+bool
+program_is_musl(const char *path)
+{
+	return is_musl(path, 0);
+}
+
 int
 program_check_dynamic(const char *path)
 {

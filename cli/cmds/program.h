@@ -22,4 +22,8 @@ int program_check_dynamic(const char *path);
  * it unprofiled. */
 bool program_is_setid(const char *path);
 
+/* True when PATH is a musl program (its PT_INTERP is a musl loader), or a
+ * script whose interpreter is one: it needs libprofrun-musl.so. */
+bool program_is_musl(const char *path);
+
 #endif /* PROFRUN_PROGRAM_H */

@@ -104,8 +104,9 @@ static const char run_usage[] =
 	"  1   if profrun itself failed before starting PROGRAM;\n"
 	"  64  on a bad command line.\n"
 	"\n"
-	"Environment: PROFRUN_SHIM overrides the shim's location; an LD_PRELOAD of\n"
-	"your own applies to PROGRAM only, never to profrun itself.\n"
+	"Environment: PROFRUN_SHIM overrides the shim's location (a musl program's,\n"
+	"libprofrun-musl.so, is looked for beside it); an LD_PRELOAD of your own\n"
+	"applies to PROGRAM only, never to profrun itself.\n"
 	"\n"
 	"A program can pause and resume sampling itself, with no library to link:\n"
 	"#include <profrun/profrun.h> and call profrun_pause() and profrun_resume().\n"
@@ -282,6 +283,20 @@ find_shim(char *out, size_t outsz)
 	}
 	snprintf(out, outsz, "%s", PROFRUN_SHIM_INSTALLED);
 	return readable(out) ? 0 : -1;
+}
+
+/* The shim for musl programs, libprofrun-musl.so, beside the glibc one
+ * SHIM (whose path is replaced). */
+static int
+musl_shim(char *shim, size_t outsz)
+{
+	char *slash = strrchr(shim, '/');
+	size_t dir = slash ? (size_t)(slash - shim) + 1 : 0;
+
+	if (dir + sizeof("libprofrun-musl.so") > outsz)
+		return -1;
+	strcpy(shim + dir, "libprofrun-musl.so");
+	return readable(shim) ? 0 : -1;
 }
 
 /* ---------------------------------------------------------- output path */
@@ -684,6 +699,12 @@ cmd_run(int argc, char **argv)
 	if (find_shim(shim, sizeof(shim)) != 0) {
 		cli_error("%s: shim not found (set PROFRUN_SHIM, or reinstall)",
 			  shim);
+		return EXIT_FAIL;
+	}
+	if (program_is_musl(prog) && musl_shim(shim, sizeof(shim)) != 0) {
+		cli_error(
+			"%s: a musl program, and the shim for musl programs is not installed (%s)",
+			prog, shim);
 		return EXIT_FAIL;
 	}
 	if (!o.output) {

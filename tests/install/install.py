@@ -344,8 +344,9 @@ def bash_completion_offers_subcommands_options_and_formats(tmp):
 def install_puts_each_file_where_it_is_looked_for(tmp):
     """meson's install plan: the man page under MANDIR/man1, the completion
     where bash-completion looks, profrun.pc under DATADIR/pkgconfig giving
-    -I for INCLUDEDIR, the header there when the tree has one, and the
-    page naming the shim's installed path."""
+    -I for INCLUDEDIR, the header there when the tree has one, the
+    page naming the shim's installed path, and the musl shim beside the
+    glibc one when musl-gcc is there."""
     if not BUILD_ROOT or not shutil.which("meson"):
         raise Skip("meson or BUILD_ROOT not available")
     cp = subprocess.run(["meson", "introspect", "--installed", "--buildoptions", BUILD_ROOT],
@@ -367,6 +368,12 @@ def install_puts_each_file_where_it_is_looked_for(tmp):
     expect(shim.startswith(under("libdir", "profrun") + "/"), f"the shim goes to {shim}")
     with open(MAN_PAGE) as f:
         expect(shim in f.read(), f"the page does not name the installed shim {shim}")
+    # the musl shim, where musl-gcc builds it, beside the glibc one: the CLI
+    # and the shim look for it there
+    if shutil.which("musl-gcc") and options.get("musl") != "disabled":
+        musl = dest.get("libprofrun-musl.so", "")
+        expect(musl == os.path.join(os.path.dirname(shim), "libprofrun-musl.so"),
+               f"the musl shim goes to {musl!r}, not beside {shim}")
 
     comp = dest.get("profrun.bash", "")
     wanted = options["bash_completion_dir"]
