@@ -347,9 +347,12 @@ def trace_lanes_nest_stacks_and_show_the_phases(tmp):
         k = min(2, int(mid))
         if 0.25 <= mid - k <= 0.75:
             parts[k][e["name"]] += e["dur"]
+    # slices last in wall time: on a loaded machine a descheduled thread's
+    # slice stretches, so at least 85% (a trace out of time order gives a
+    # third of each phase in every third, a swapped one under 15%)
     for k, fn in enumerate(("phase_a", "phase_b", "phase_a")):
         other = "phase_b" if fn == "phase_a" else "phase_a"
-        expect(parts[k][fn] >= 0.98 * (parts[k][fn] + parts[k][other]) > 0,
+        expect(parts[k][fn] >= 0.85 * (parts[k][fn] + parts[k][other]) > 0,
                f"third {k + 1} of the main thread's slices: {parts[k]} µs, expected {fn}")
 
 
