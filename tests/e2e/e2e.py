@@ -529,10 +529,9 @@ def bad_command_lines_exit_64(tmp):
     expect(cp.returncode == 0 and cp.stdout.startswith("profrun "), "--version")
 
 
-@case
-def installed_tree_finds_its_shim(tmp):
-    """meson install (here staged with --destdir, then moved) gives a
-    bin/profrun that finds its own installed shim, with no variable set."""
+def installed_and_moved(tmp):
+    """meson install staged with --destdir under TMP, then moved elsewhere:
+    the installed bin/profrun and an environment without PROFRUN_SHIM."""
     meson = shutil.which("meson")
     if not meson or not os.environ.get("BUILD_ROOT"):
         raise Skip("meson or BUILD_ROOT not available")
@@ -547,6 +546,14 @@ def installed_tree_finds_its_shim(tmp):
     os.rename(stage, moved)
     exe = found[0].replace(stage, moved, 1)
     env = {k: v for k, v in os.environ.items() if k != "PROFRUN_SHIM"}
+    return exe, env
+
+
+@case
+def installed_tree_finds_its_shim(tmp):
+    """meson install (here staged with --destdir, then moved) gives a
+    bin/profrun that finds its own installed shim, with no variable set."""
+    exe, env = installed_and_moved(tmp)
     record_outcome(os.path.join(tmp, "inst.prof"), "exit:0", NEED / 4, profrun=exe, env=env)
 
 

@@ -275,20 +275,7 @@ def installed_tree_profiles_musl_and_glibc_programs(tmp):
     musl shim beside its own glibc shim (without it, it would refuse the
     musl program), and a musl program it runs execs a glibc one, both
     profiled."""
-    meson = shutil.which("meson")
-    if not meson or not os.environ.get("BUILD_ROOT"):
-        raise Skip("meson or BUILD_ROOT not available")
-    stage = os.path.join(tmp, "stage")
-    cp = run([meson, "install", "-C", os.environ["BUILD_ROOT"], "--no-rebuild",
-              "--quiet", "--destdir", stage], timeout=120)
-    expect(cp.returncode == 0, f"meson install failed: {cp.stderr}")
-    found = [os.path.join(d, "profrun") for d, _, files in os.walk(stage)
-             if "profrun" in files and d.endswith("/bin")]
-    expect(len(found) == 1, f"installed profrun not found under {stage}")
-    moved = os.path.join(tmp, "moved")
-    os.rename(stage, moved)
-    exe = found[0].replace(stage, moved, 1)
-    env = {k: v for k, v in os.environ.items() if k != "PROFRUN_SHIM"}
+    exe, env = e2e.installed_and_moved(tmp)
     out = os.path.join(tmp, "inst.prof")
     cp = run([exe, "-q", "-o", out, wl("libcs-musl"), "exec", "0.3", wl("split"), "0.3"],
              env=env, timeout=120)
