@@ -8,12 +8,17 @@
  * -g) the runs nest into a flame chart over time; without, each run is
  * of the function the samples fell in.  A run ends at the next sample
  * that differs, or one sample's time after its last sample when the
- * thread ran no more (it was off the CPU, or ended).  Times are in
- * microseconds since the run's start; a slice's category is its
+ * thread ran no more (it was off the CPU, or ended).  Times are in whole
+ * microseconds since the run's start: a slice that ends where the next
+ * begins ends there exactly for a viewer that adds "ts" and "dur" in
+ * floating point (with fractions the sum can pass the next start, and
+ * speedscope then nests the next slice inside it); a run shorter than a
+ * microsecond is left out.  A slice's category is its
  * function's module (viewers that show arguments take them for part of
  * the name).
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,13 +58,15 @@ close_runs(FILE *out, const struct report_stacks *s, struct runs *r,
 	while (r->n > keep) {
 		const struct stack_fn *f = &s->fns[r->fn[--r->n]];
 
+		if (end - r->start[r->n] < 1)
+			continue;
 		fputs(",\n{\"ph\":\"X\",\"name\":", out);
 		json_put_string(out, f->name);
 		fputs(",\"cat\":", out);
 		json_put_string(out, f->module);
 		fprintf(out,
 			",\"pid\":%" PRId32 ",\"tid\":%" PRId32
-			",\"ts\":%.3f,\"dur\":%.3f}",
+			",\"ts\":%.0f,\"dur\":%.0f}",
 			r->lane->pid, r->lane->tid, r->start[r->n],
 			end - r->start[r->n]);
 		r->events++;
@@ -99,7 +106,8 @@ put_lane(FILE *out, const struct report_timeline *t, struct runs *r)
 	r->n = 0;
 	for (size_t i = 0; i < l->n; i++) {
 		const struct tl_sample *x = &t->samples[l->first + i];
-		double at = (double)x->t_ns / 1e3, w = x->weight * 1e6;
+		double at = (double)((x->t_ns + 500) / 1000),
+		       w = round(x->weight * 1e6);
 
 		if (i > 0 && at > end + w)
 			close_runs(out, &t->stacks, r, 0, end);
