@@ -108,8 +108,12 @@ profile_pread_all(int fd, void *buf, size_t n, uint64_t off)
 
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0)
+		if (r < 0)
 			return -1;
+		if (r == 0) {
+			errno = 0; /* the file ended first (it shrank) */
+			return -1;
+		}
 		done += (size_t)r;
 	}
 	return 0;

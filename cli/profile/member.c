@@ -475,27 +475,6 @@ profile_parse(const void *data, size_t size, struct profile *p, char *err,
 	return parse_image(data, size, size, NULL, p, err, errlen);
 }
 
-static int
-read_all(int fd, uint8_t *buf, size_t size)
-{
-	size_t done = 0;
-	ssize_t r;
-
-	while (done < size) {
-		r = pread(fd, buf + done, size - done, (off_t)done);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -1;
-		if (r == 0) {
-			errno = 0; /* shrank while reading */
-			return -1;
-		}
-		done += (size_t)r;
-	}
-	return 0;
-}
-
 /* The buffer a member is read into, mapped apart from the heap: in the
  * heap the little each member keeps would land in the hole it leaves, so
  * that every member's buffer took fresh memory (20,000 members grew the
@@ -601,7 +580,7 @@ read_checked(int fd, uint64_t size, uint8_t **out, size_t *avail,
 	size_t n = size < sizeof(head) ? (size_t)size : sizeof(head);
 	uint8_t *buf;
 
-	if (read_all(fd, head, n))
+	if (profile_pread_all(fd, head, n, 0))
 		return profile_fail(err, errlen, "read error: %s",
 				    errno ? strerror(errno) : "file shrank");
 	if (check_ident(head, size, &h, err, errlen) ||

@@ -50,6 +50,18 @@ thread_cpu_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* A function FN(seconds) that runs the loop body in its own frame until
+ * SECONDS of CLOCK's time (cpu_seconds: the process's; thread_cpu_seconds:
+ * the calling thread's) have passed, never inlined nor merged. */
+#define WORKLOAD_BURN(fn, clock)                                            \
+	__attribute__((noipa)) void fn(double seconds);                     \
+	__attribute__((noipa)) void fn(double seconds)                      \
+	{                                                                   \
+		double start_ = clock();                                    \
+		while (clock() - start_ < seconds)                          \
+			WORKLOAD_BODY(100000UL);                            \
+	}
+
 /* Random numbers for interleaving (xorshift64*, seeded from the clock and
  * the pid, so that every run draws its own sequence).
  *

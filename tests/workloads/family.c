@@ -42,19 +42,11 @@
 volatile unsigned long workload_sink = 1;
 extern char **environ;
 
-#define BURN(fn)                                                        \
-	__attribute__((noipa)) void fn(double seconds)                  \
-	{                                                               \
-		double start = cpu_seconds();                           \
-		while (cpu_seconds() - start < seconds)                 \
-			WORKLOAD_BODY(100000UL);                        \
-	}
-
-BURN(parent_hot)
-BURN(child_hot)
-BURN(chain_hot)
-BURN(after_fail)
-BURN(daemon_hot)
+WORKLOAD_BURN(parent_hot, cpu_seconds)
+WORKLOAD_BURN(child_hot, cpu_seconds)
+WORKLOAD_BURN(chain_hot, cpu_seconds)
+WORKLOAD_BURN(after_fail, cpu_seconds)
+WORKLOAD_BURN(daemon_hot, cpu_seconds)
 
 /* Exit status of PID, or -1 (printed) when it did not exit normally. */
 static int

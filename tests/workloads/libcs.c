@@ -27,18 +27,9 @@
 volatile unsigned long workload_sink = 1;
 extern char **environ;
 
-#define BURN(fn)                                                        \
-	__attribute__((noipa)) void fn(double seconds);                 \
-	__attribute__((noipa)) void fn(double seconds)                  \
-	{                                                               \
-		double start = cpu_seconds();                           \
-		while (cpu_seconds() - start < seconds)                 \
-			WORKLOAD_BODY(100000UL);                        \
-	}
-
-BURN(parent_hot)
-BURN(child_hot)
-BURN(before_exec)
+WORKLOAD_BURN(parent_hot, cpu_seconds)
+WORKLOAD_BURN(child_hot, cpu_seconds)
+WORKLOAD_BURN(before_exec, cpu_seconds)
 
 static volatile sig_atomic_t usr1;
 

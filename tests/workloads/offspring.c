@@ -34,19 +34,10 @@
 volatile unsigned long workload_sink = 1;
 extern char **environ;
 
-/* FN burns SECONDS of CLOCK (the process's, or the thread's own). */
-#define BURN(fn, clock)                                                        \
-	__attribute__((noipa)) static void fn(double seconds)                  \
-	{                                                                      \
-		double start = clock();                                        \
-		while (clock() - start < seconds)                              \
-			WORKLOAD_BODY(100000UL);                               \
-	}
-
-BURN(raw_hot, cpu_seconds)
-BURN(child_hot, cpu_seconds)
-BURN(thrd_hot, thread_cpu_seconds)
-BURN(clone_hot, thread_cpu_seconds)
+WORKLOAD_BURN(raw_hot, cpu_seconds)
+WORKLOAD_BURN(child_hot, cpu_seconds)
+WORKLOAD_BURN(thrd_hot, thread_cpu_seconds)
+WORKLOAD_BURN(clone_hot, thread_cpu_seconds)
 
 static int
 reap(pid_t pid)
