@@ -39,7 +39,8 @@ csv_row(FILE *out, const struct report *r, const struct func *f, size_t rank)
 	fputc(',', out);
 	csv_field(out, f->module);
 	fprintf(out, ",%" PRIu64 ",%.2f,%.3f,", f->samples,
-		report_percent(r, f->samples), report_seconds(r, f->samples));
+		report_percent(r, f->samples),
+		report_seconds_split(r, f->samples, f->offcpu));
 	csv_field(out, f->file);
 	fputc(',', out);
 	if (f->file && f->line > 0)

@@ -52,7 +52,7 @@ md_row(FILE *out, const struct report *r, const struct func *f, bool modules)
 	if (r->stacks.present)
 		fprintf(out, "%.2f | ", report_percent(r, f->inclusive));
 	fprintf(out, "%" PRIu64 " | %.3f | ", f->samples,
-		report_seconds(r, f->samples));
+		report_seconds_split(r, f->samples, f->offcpu));
 	if (f->kernel > 0)
 		fprintf(out, "%.0f%%",
 			100.0 * (double)f->kernel / (double)f->samples);

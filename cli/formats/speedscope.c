@@ -2,8 +2,9 @@
 /*
  * speedscope's file format (https://www.speedscope.app/file-format-schema.json):
  * one "sampled" profile per thread of each process, its samples in time
- * order, each weighted by the CPU seconds it stands for; the frames shared
- * by all profiles (a function and its module).  With call stacks
+ * order, each weighted by the seconds it stands for (of CPU time, or with
+ * --wall for a blocked thread's sample the wall sampler's interval); the
+ * frames shared by all profiles (a function and its module).  With call stacks
  * (profrun -g) a sample is its whole stack, root first; without, the
  * function it fell in.  Written piece by piece: a timeline holds up to
  * 65536 samples a process.

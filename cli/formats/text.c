@@ -464,7 +464,7 @@ print_counts(FILE *out, const struct report *r, const struct func *f,
 	else if (r->stacks.present)
 		fprintf(out, "%7s ", "");
 	fprintf(out, "%10" PRIu64 " %9.3f  ", f->samples,
-		report_seconds(r, f->samples));
+		report_seconds_split(r, f->samples, f->offcpu));
 	if (r->kernel > 0 && f->kernel > 0)
 		fprintf(out, "%5.0f%%  ",
 			100.0 * (double)f->kernel / (double)f->samples);

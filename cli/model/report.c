@@ -544,6 +544,19 @@ report_seconds(const struct report *r, uint64_t samples)
 }
 
 double
+report_seconds_split(const struct report *r, uint64_t samples, uint64_t offcpu)
+{
+	const struct report_wall *w = &r->wall;
+	double off = 0;
+
+	if (offcpu > samples)
+		offcpu = samples;
+	if (w->blocked > 0)
+		off = w->blocked_seconds * (double)offcpu / (double)w->blocked;
+	return report_seconds(r, samples - offcpu) + off;
+}
+
+double
 report_percent(const struct report *r, uint64_t samples)
 {
 	return r->total ? 100.0 * (double)samples / (double)r->total : 0;

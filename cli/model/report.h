@@ -152,6 +152,12 @@ const char *report_unsampled_cause(const struct report *r);
 /* Seconds represented by SAMPLES at the report's rate. */
 double report_seconds(const struct report *r, uint64_t samples);
 
+/* Seconds represented by SAMPLES of which OFFCPU are blocked samples of a
+ * wall profile: those at the wall sampler's interval, the rest at the
+ * report's rate (which is of samples per CPU second). */
+double report_seconds_split(const struct report *r, uint64_t samples,
+			    uint64_t offcpu);
+
 /* Percent of all samples (inside and outside the executables). */
 double report_percent(const struct report *r, uint64_t samples);
 

@@ -60,10 +60,11 @@ lane_of(struct tl_build *x, int32_t tid, uint32_t slot, const char *name)
 }
 
 /* One sample at T_NS since its process's start on LANE, of TRACE
- * (SIZE_MAX: no frame, left out), standing for COUNT samples. */
+ * (SIZE_MAX: no frame, left out), standing for COUNT samples, of a
+ * blocked thread when BLOCKED. */
 static int
 add_sample(struct tl_build *x, long lane, uint64_t t_ns, size_t trace,
-	   uint32_t count)
+	   uint32_t count, bool blocked)
 {
 	struct report_timeline *t = x->t;
 
@@ -73,8 +74,9 @@ add_sample(struct tl_build *x, long lane, uint64_t t_ns, size_t trace,
 		return 0;
 	if (ARRAY_GROW(t->samples, x->samples_cap, t->nsamples, 1024))
 		return -1;
-	t->samples[t->nsamples++] = (struct tl_sample){
-		x->offset + t_ns, (uint32_t)lane, (uint32_t)trace, count};
+	t->samples[t->nsamples++] =
+		(struct tl_sample){x->offset + t_ns, (uint32_t)lane,
+				   (uint32_t)trace, count, blocked};
 	return 0;
 }
 
@@ -100,7 +102,8 @@ add_stack(void *ctx, const struct profile_stack *st)
 		return 0;
 	th = profile_thread_find(x->r->procs[x->proc].p, st->tid);
 	return add_sample(x, lane_of(x, st->tid, 0, th ? th->name : NULL),
-			  st->time_ns, at, st->count);
+			  st->time_ns, at, st->count,
+			  (st->flags & PROFRUN_STACK_BLOCKED) != 0);
 }
 
 /* The thread record at SLOT of P, or NULL. */
@@ -130,7 +133,7 @@ add_ticks(struct tl_build *x, const struct profile *p)
 		    add_sample(x,
 			       lane_of(x, th ? th->tid : 0, k->thread,
 				       th ? th->name : NULL),
-			       k->t_ns, at, 1))
+			       k->t_ns, at, 1, k->blocked))
 			return -1;
 	}
 	x->kept = p->nticks;
@@ -138,7 +141,7 @@ add_ticks(struct tl_build *x, const struct profile *p)
 }
 
 /* The samples of process I: its stacks when it has them, else its
- * timeline; each weighted by the CPU seconds it stands for. */
+ * timeline; each weighted by the seconds it stands for. */
 static int
 add_process(struct tl_build *x, size_t i)
 {
@@ -181,9 +184,15 @@ add_process(struct tl_build *x, size_t i)
 	scale = x->kept ? (double)program / (double)x->kept : 1;
 	if (!stacks)
 		scale = 1;
-	for (size_t s = x->from; s < t->nsamples; s++)
-		t->samples[s].weight =
-			report_seconds(x->r, 1) * t->samples[s].weight * scale;
+	/* a sample on the CPU stands for a CPU period at the report's rate,
+	 * a blocked one for the wall sampler's interval */
+	for (size_t s = x->from; s < t->nsamples; s++) {
+		struct tl_sample *smp = &t->samples[s];
+		double per = smp->blocked ? (double)p->wall_interval_ns / 1e9
+					  : report_seconds(x->r, 1);
+
+		smp->weight = per * smp->weight * scale;
+	}
 	return 0;
 }
 

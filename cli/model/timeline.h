@@ -27,7 +27,8 @@ struct tl_sample {
 	uint64_t t_ns;	/* since the run's start */
 	uint32_t lane;	/* index into report_timeline.lanes */
 	uint32_t trace; /* index into report_timeline.stacks.traces */
-	double weight;	/* CPU seconds it stands for */
+	double weight;	/* seconds it stands for: of CPU, or blocked */
+	bool blocked;	/* a blocked thread's (--wall), not on the CPU */
 };
 
 /* One thread of one process. */

@@ -15,6 +15,8 @@ is 33/33/17/17% of the main process's wall time.
 
 Usage: e2e_wall.py CASE (exit 0 pass, 1 fail, 77 skip)."""
 
+import csv
+import io
 import json
 import os
 import subprocess
@@ -117,6 +119,13 @@ def wall_gives_cpu_sleep_pipe_and_cond_their_share(tmp):
     text = run([PROFRUN, "report", out]).stdout
     expect("clock: wall" in text and "off-CPU" in text and "clock_nanosleep" in text,
            f"the text report does not say it is a wall profile:\n{text}")
+    # a function's seconds: its blocked samples at the sampler's interval,
+    # the others at the rate of samples per CPU second (which counts the
+    # CPU samples alone)
+    cp = run([PROFRUN, "report", "--format", "csv", "--pid", str(pid), out])
+    secs = {r["name"]: float(r["seconds"]) for r in csv.DictReader(io.StringIO(cp.stdout))}
+    check_near(secs.get("clock_nanosleep", 0), 1.0, 0.15, "csv: clock_nanosleep's seconds")
+    check_near(secs.get("read", 0), 0.5, 0.1, "csv: read's seconds")
 
 
 @case
