@@ -312,7 +312,9 @@ def reservoir_keeps_flat_counts_exact(tmp):
 def stacks_of_debian_programs_reach_main(tmp):
     """Debian's own optimised binaries (no frame pointers): python3 and
     xz -T2 (its worker threads), unwound through their CFI."""
-    py, xz = shutil.which("python3"), shutil.which("xz")
+    # Debian's, not one a version manager puts first on PATH (a shell
+    # script starting a python built elsewhere)
+    py, xz = (shutil.which(name, path="/usr/bin:/bin") for name in ("python3", "xz"))
     if not py or not xz:
         raise Skip("python3 or xz missing")
     script = os.path.join(tmp, "w.py")
