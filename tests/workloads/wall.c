@@ -15,7 +15,9 @@
  *                         sampled by a sampler of their own)
  *
  * Prints one line per check to stdout ("... ok", or what went wrong),
- * and exits 1 if any call returned early or failed.
+ * and exits 1 if any call returned early or failed.  To stderr, the wall
+ * time each blocking call and each phase really took ("took NAME
+ * SECONDS"): on a loaded machine they run longer than asked.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -44,6 +46,7 @@ now(clockid_t c)
 static void
 check_time(const char *what, double t, double want)
 {
+	fprintf(stderr, "took %s %.4f\n", what, t);
 	if (t < want * 0.98) {
 		printf("%s returned early (%.3f s of %.3f)\n", what, t, want);
 		bad = 1;
@@ -134,13 +137,23 @@ cond_phase(double secs)
 	check_time("pthread_cond_timedwait", now(CLOCK_MONOTONIC) - t0, secs);
 }
 
+/* FN(SECS), its wall time said on stderr under NAME. */
+static void
+timed(const char *name, void (*fn)(double), double secs)
+{
+	double t0 = now(CLOCK_MONOTONIC);
+
+	fn(secs);
+	fprintf(stderr, "took %s %.4f\n", name, now(CLOCK_MONOTONIC) - t0);
+}
+
 static void
 phases(void)
 {
-	burn(scale);
-	sleep_phase(scale);
-	pipe_phase(scale / 2);
-	cond_phase(scale / 2);
+	timed("burn", burn, scale);
+	timed("sleep_phase", sleep_phase, scale);
+	timed("pipe_phase", pipe_phase, scale / 2);
+	timed("cond_phase", cond_phase, scale / 2);
 	printf("phases %s\n", bad ? "FAILED" : "ok");
 }
 
