@@ -147,7 +147,11 @@ def node_without_a_map_says_jit_code(tmp):
     adds_up(rep)
     s = rep["samples"]
     expect(s["unknown"] < 0.2 * s["total"], f"unknown is not under 20%: {s}")
-    expect(s["jit_no_map"] > 0.5 * s["total"], f"JIT code without a map not told: {s}")
+    # of the samples in no file, those in the JIT's code are told as such
+    # (the rest are unknown); how many there are depends on how much of
+    # the CPU the JIT's compiler threads got: a quarter at the least
+    expect(s["jit_no_map"] >= 0.9 * (s["jit_no_map"] + s["unknown"]) and
+           s["jit_no_map"] > 0.25 * s["total"], f"JIT code without a map not told: {s}")
     text = run([PROFRUN, "report", out]).stdout
     expect("[JIT code without a map]" in text and
            "start node with --perf-basic-prof" in text,
@@ -195,7 +199,7 @@ def java_perf_map_at_exit_names_methods(tmp):
     out = os.path.join(tmp, "java.prof")
     # the JVM writes /tmp/perf-PID.map as it exits, before profrun copies it
     cp = run([PROFRUN, "-q", "-F", "1000", "-o", out, java, "-XX:+UnlockDiagnosticVMOptions",
-              "-XX:+DumpPerfMapAtExit", src, "1.5"], cwd=tmp, timeout=240)
+              "-XX:+DumpPerfMapAtExit", src, "3"], cwd=tmp, timeout=240)
     expect(cp.returncode == 0 and cp.stdout.startswith("rounds"),
            f"exit {cp.returncode}: {cp.stdout!r} {cp.stderr!r}")
     for m in glob.glob(os.path.join(out, "*.prof.map")):
@@ -204,7 +208,15 @@ def java_perf_map_at_exit_names_methods(tmp):
     adds_up(rep)
     burn = share(rep, lambda f: f["module"] == "[JIT]" and "Burn." in f["name"])
     expect(unnamed(rep) < 0.10, f"unnamed is not under 10%: {rep['samples']}")
-    expect(burn > 0.3, f"Burn's methods have {burn:.1%} of the samples")
+    # the JIT's code is named from the map; Burn's own methods among it
+    # (how much of Burn's time is in its compiled code depends on how soon
+    # the compiler threads compile it: 30-50% of the samples on an idle
+    # machine, 11-17% seen under a load of 13, the rest in the interpreter
+    # and in libc's memset zeroing its arrays)
+    s = rep["samples"]
+    expect(s["jit"] >= 0.9 * (s["jit"] + s["jit_no_map"]), f"JIT code not named: {s}")
+    expect(burn * s["total"] >= 50,
+           f"Burn's methods have {burn:.1%} of the {s['total']} samples")
 
 
 if __name__ == "__main__":
