@@ -77,8 +77,13 @@ def inlined_helper_line_tops_lines(tmp):
     expect(top["file"].endswith("/inline.c") and top["line"] == hot_line(),
            f"top line is {top['file']}:{top['line']}, expected inline.c:{hot_line()}")
     expect(top["function"] == "mix_step", f"top line's function is {top['function']!r}")
-    # by construction nearly all the work is the helper's one line
-    check_share(top["samples"], rep["samples"]["main"], 0.97, "the helper's line")
+    # by construction nearly all the work is the helper's one line: 97-100%
+    # of the samples on an idle machine; with another program on the same
+    # core the loop's own compare and branch (the for line) took up to a
+    # quarter of them
+    main = rep["samples"]["main"]
+    expect(main >= e2e.NEED and top["samples"] >= 0.6 * main,
+           f"the helper's line has {top['samples']} of {main} samples")
     cp = run([PROFRUN, "report", "--lines", prof])
     expect(cp.returncode == 0 and f"inline.c:{hot_line()}" in cp.stdout,
            f"text --lines lacks inline.c:{hot_line()}: {cp.stdout}")
@@ -93,8 +98,15 @@ def inline_view_names_helper_and_keeps_every_sample(tmp):
     expect(sum(f["samples"] for f in rep["functions"]) == rep["samples"]["total"],
            "--inline functions do not add up to samples.total")
     name = "mix_step [inlined into churn]"
-    helper = samples_of(rep, name)
-    check_share(helper, samples_of(flat, "churn"), 0.97, f"{name} within churn")
+    helper, churn = samples_of(rep, name), samples_of(flat, "churn")
+    # the helper's code is its one line: the same samples in both views
+    lines = report_json(prof, "--lines")["lines"]
+    hot = sum(l["samples"] for l in lines if l["line"] == hot_line() and
+              l["file"].endswith("/inline.c"))
+    expect(helper == hot, f"{name}: {helper} samples, its line {hot}")
+    # most of churn's samples (see inlined_helper_line_tops_lines)
+    expect(churn >= e2e.NEED and helper >= 0.6 * churn,
+           f"{name}: {helper} of churn's {churn} samples")
     entry = [f for f in rep["functions"] if f["name"] == name][0]
     expect(entry.get("inlined_into") == "churn" and entry["symbol"] == "mix_step",
            f"inlined entry: {entry}")
