@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "libc.h"
+#include "arch.h"
 #include "shim.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -142,68 +143,11 @@ shim_dlmopen_target(const char *file, const void *caller)
 	return REAL(dlmopen) ? (void *)real_dlmopen : (void *)no_dlmopen;
 }
 
-/* TRAMPOLINE(fn): save the argument registers, call shim_<fn>_target,
- * restore them, jump to the address it returned. */
-#if defined(__x86_64__)
-#ifdef __CET__
-#define LANDING "endbr64\n"
-#else
-#define LANDING ""
-#endif
-#define TRAMPOLINE(fn, file_reg)                                               \
-	__asm__(".text\n"                                                      \
-		".globl " #fn "\n"                                             \
-		".type " #fn ", @function\n"                                   \
-		".p2align 4\n" #fn ":\n"                                       \
-		".cfi_startproc\n" LANDING                                     \
-		"push %rdi\n.cfi_adjust_cfa_offset 8\n"                        \
-		"push %rsi\n.cfi_adjust_cfa_offset 8\n"                        \
-		"push %rdx\n.cfi_adjust_cfa_offset 8\n"                        \
-		"mov " file_reg ", %rdi\n"                                     \
-		"mov 24(%rsp), %rsi\n"                                         \
-		"call shim_" #fn "_target\n"                                   \
-		"pop %rdx\n.cfi_adjust_cfa_offset -8\n"                        \
-		"pop %rsi\n.cfi_adjust_cfa_offset -8\n"                        \
-		"pop %rdi\n.cfi_adjust_cfa_offset -8\n"                        \
-		"jmp *%rax\n"                                                  \
-		".cfi_endproc\n"                                               \
-		".size " #fn ", . - " #fn "\n")
-#elif defined(__aarch64__)
-#ifdef __ARM_FEATURE_BTI_DEFAULT
-#define LANDING "bti c\n"
-#else
-#define LANDING ""
-#endif
-#define TRAMPOLINE(fn, file_reg)                                               \
-	__asm__(".text\n"                                                      \
-		".globl " #fn "\n"                                             \
-		".type " #fn ", %function\n"                                   \
-		".p2align 4\n" #fn ":\n"                                       \
-		".cfi_startproc\n" LANDING "stp x29, x30, [sp, -48]!\n"        \
-		".cfi_def_cfa_offset 48\n"                                     \
-		".cfi_offset 29, -48\n.cfi_offset 30, -40\n"                   \
-		"mov x29, sp\n"                                                \
-		"stp x0, x1, [sp, 16]\n"                                       \
-		"str x2, [sp, 32]\n"                                           \
-		"mov x0, " file_reg "\n"                                       \
-		"mov x1, x30\n"                                                \
-		"bl shim_" #fn "_target\n"                                     \
-		"mov x16, x0\n"                                                \
-		"ldp x0, x1, [sp, 16]\n"                                       \
-		"ldr x2, [sp, 32]\n"                                           \
-		"ldp x29, x30, [sp], 48\n"                                     \
-		".cfi_def_cfa_offset 0\n"                                      \
-		"br x16\n"                                                     \
-		".cfi_endproc\n"                                               \
-		".size " #fn ", . - " #fn "\n")
-#endif
-
-#if defined(TRAMPOLINE) && defined(__x86_64__)
-TRAMPOLINE(dlopen, "%rdi");
-TRAMPOLINE(dlmopen, "%rsi");
-#elif defined(TRAMPOLINE)
-TRAMPOLINE(dlopen, "x0");
-TRAMPOLINE(dlmopen, "x1");
+/* dlopen and dlmopen through the CPU's trampoline (arch.h), which hands
+ * shim_<fn>_target the file and the caller's address */
+#if defined(ARCH_TRAMPOLINE)
+ARCH_TRAMPOLINE(dlopen, ARCH_DLOPEN_FILE);
+ARCH_TRAMPOLINE(dlmopen, ARCH_DLMOPEN_FILE);
 #else
 /* Elsewhere an ordinary wrapper: the caller's RUNPATH is not seen. */
 EXPORT void *

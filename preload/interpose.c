@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "libc.h"
+#include "arch.h"
 #include "shim.h"
 
 #if SHIM_LIBC_GLIBC
@@ -98,36 +99,7 @@ interpose_resolve_syscall(void)
 static long
 inline_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a5)
 {
-#if defined(__x86_64__)
-	register long r10 __asm__("r10") = a3;
-	register long r8 __asm__("r8") = a4;
-	register long r9 __asm__("r9") = a5;
-	long ret;
-
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "0"(nr), "D"(a0), "S"(a1), "d"(a2), "r"(r10),
-			   "r"(r8), "r"(r9)
-			 : "rcx", "r11", "memory");
-	return ret;
-#elif defined(__aarch64__)
-	register long x8 __asm__("x8") = nr;
-	register long x0 __asm__("x0") = a0;
-	register long x1 __asm__("x1") = a1;
-	register long x2 __asm__("x2") = a2;
-	register long x3 __asm__("x3") = a3;
-	register long x4 __asm__("x4") = a4;
-	register long x5 __asm__("x5") = a5;
-
-	__asm__ volatile("svc #0"
-			 : "+r"(x0)
-			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
-			 : "memory");
-	return x0;
-#else
-	(void)nr, (void)a0, (void)a1, (void)a2, (void)a3, (void)a4, (void)a5;
-	return -ENOSYS;
-#endif
+	return arch_syscall6(nr, a0, a1, a2, a3, a4, a5);
 }
 
 /* Async-signal-safe. */

@@ -87,6 +87,7 @@ parse_line(const char *line, struct maps_entry *e)
 	if (!hex(&s, &e->start) || *s++ != '-' || !hex(&s, &e->end) ||
 	    *s++ != ' ' || e->start >= e->end || maps_strlen(s) < 5)
 		return false;
+	e->read = s[0] == 'r';
 	e->exec = s[2] == 'x';
 	skip_field(&s);
 	if (!hex(&s, &e->offset))

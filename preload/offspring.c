@@ -31,19 +31,10 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "shim.h"
 
-#if defined(__x86_64__)
-#define NATIVE_MACHINE EM_X86_64
-#elif defined(__aarch64__)
-#define NATIVE_MACHINE EM_AARCH64
-#elif defined(__riscv)
-#define NATIVE_MACHINE EM_RISCV
-#elif defined(__i386__)
-#define NATIVE_MACHINE EM_386
-#else
-#define NATIVE_MACHINE EM_NONE /* any machine is taken as ours */
-#endif
+#define NATIVE_MACHINE ARCH_ELF_MACHINE
 
 #define SCRIPT_DEPTH 4	 /* #! interpreters followed, as the kernel does */
 #define PHDR_CHUNK   16u /* program headers read at a time */

@@ -314,6 +314,7 @@ void modules_scan_maps(void);
 /* One line of /proc/self/maps. */
 struct maps_entry {
 	uint64_t start, end, offset;
+	bool read;	  /* mapped readable */
 	bool exec;	  /* mapped executable */
 	const char *path; /* "" for anonymous memory; valid during the call */
 };

@@ -6,8 +6,10 @@
  * unwinds them later with libdwfl, as perf does with --call-graph dwarf.
  * Nothing is unwound here, nothing is locked or allocated.
  *
- * The copy never faults: it goes through process_vm_readv on our own pid,
- * which stops short at a page that cannot be read (a guard page of a
+ * The copy never faults: it goes through process_vm_readv on our own pid
+ * (or, where that is missing, as under qemu-user, only as far as
+ * /proc/self/maps shows readable memory), which stops short at a page
+ * that cannot be read (a guard page of a
  * coroutine stack carved out of the thread's, a page the program
  * protected, the end of a stack mmapped elsewhere) where a load would
  * raise SIGSEGV.  It never reads past the thread's own stack when the
@@ -34,9 +36,12 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "shim.h"
 
 #define ALIGN_UP(x, a) (((x) + (a)-1) & ~(uint64_t)((a)-1))
+/* registers after a slot's head, before its stack (none on x86-64) */
+#define EXTRA_REGS (ARCH_STACK_REGS - PROFRUN_STACK_REGS)
 
 static struct {
 	uint32_t stack_max; /* 0 = stacks off */
@@ -59,8 +64,9 @@ stacks_configure(uint32_t stack_max, uint32_t slot_count)
 	stack_max &= ~7u;
 	st.stack_max = stack_max;
 	st.slot_count = stack_max ? slot_count : 0;
-	st.slot_size = (uint32_t)ALIGN_UP(
-		sizeof(struct profrun_stack_slot) + stack_max, 64);
+	st.slot_size = (uint32_t)ALIGN_UP(sizeof(struct profrun_stack_slot) +
+						  EXTRA_REGS * 8 + stack_max,
+					  64);
 	if (st.slot_count == 0)
 		st.stack_max = 0;
 }
@@ -89,8 +95,8 @@ stacks_attach(struct profrun_header *h, uint64_t off)
 	a->slot_size = st.slot_size;
 	a->slot_count = st.slot_count;
 	a->stack_max = st.stack_max;
-	a->arch = 62; /* EM_X86_64 */
-	a->nregs = PROFRUN_STACK_REGS;
+	a->arch = ARCH_ELF_MACHINE;
+	a->nregs = ARCH_STACK_REGS;
 	__atomic_store_n(&st.area, a, __ATOMIC_RELEASE);
 }
 
@@ -159,16 +165,56 @@ draw(uint64_t n)
 
 #define PAGE 4096u
 
+/* Where the readable memory from at on ends (maps_each's callback). */
+struct readable {
+	uint64_t at, end;
+};
+
+static int
+readable_run(const struct maps_entry *e, void *arg)
+{
+	struct readable *r = arg;
+
+	if (e->end <= r->at)
+		return 0;
+	if (e->start > r->at || !e->read)
+		return 1; /* a hole, or a page that cannot be read */
+	r->at = e->end;
+	return r->at >= r->end;
+}
+
+/* Copy LEN stack bytes at SP into DST as far as /proc/self/maps shows
+ * them readable: where process_vm_readv does not exist (qemu-user has
+ * none).  The mappings do not change under us: the stack is the
+ * interrupted thread's own, or a blocked one's.  Returns the bytes
+ * copied.  Async-signal-safe (maps_each). */
+static size_t
+copy_mapped(void *dst, uintptr_t sp, size_t len)
+{
+	struct readable r = {.at = sp, .end = (uint64_t)sp + len};
+
+	if (maps_each(readable_run, &r) < 0 || r.at <= sp)
+		return 0;
+	if (r.at < r.end)
+		len = (size_t)(r.at - sp);
+	memcpy(dst, (const void *)sp, len);
+	return len;
+}
+
 /* Copy LEN stack bytes at SP into DST with process_vm_readv, a page at a
  * time so that a read ending in an unmapped page keeps what came before
- * it.  Returns the bytes copied.  Async-signal-safe. */
+ * it (copy_mapped where the system call is missing).  Returns the bytes
+ * copied.  Async-signal-safe. */
 static size_t
 copy_checked(void *dst, uintptr_t sp, size_t len)
 {
+	static bool no_vm_readv;
 	struct iovec local[17], remote[17];
 	size_t n = 0, off = 0;
 	ssize_t r;
 
+	if (__atomic_load_n(&no_vm_readv, __ATOMIC_RELAXED))
+		return copy_mapped(dst, sp, len);
 	while (off < len && n < 17) {
 		size_t chunk = PAGE - ((sp + off) % PAGE);
 
@@ -183,28 +229,30 @@ copy_checked(void *dst, uintptr_t sp, size_t len)
 	}
 	r = syscall(SYS_process_vm_readv, (pid_t)syscall(SYS_getpid), local, n,
 		    remote, n, 0);
+	if (r < 0 && errno == ENOSYS) {
+		__atomic_store_n(&no_vm_readv, true, __ATOMIC_RELAXED);
+		return copy_mapped(dst, sp, len);
+	}
 	return r > 0 ? (size_t)r : 0;
 }
 
-/* The x86-64 registers in DWARF order.  Async-signal-safe. */
-static bool
-get_regs(const ucontext_t *uc, uint64_t *regs)
+/* Where slot S's stack bytes go: after its head and its extra
+ * registers.  Pure. */
+static inline uint8_t *
+slot_data(struct profrun_stack_slot *s)
 {
-#if defined(__x86_64__)
-	static const int map[PROFRUN_STACK_REGS] = {
-		REG_RAX, REG_RDX, REG_RCX, REG_RBX, REG_RSI, REG_RDI,
-		REG_RBP, REG_RSP, REG_R8,  REG_R9,  REG_R10, REG_R11,
-		REG_R12, REG_R13, REG_R14, REG_R15, REG_RIP,
-	};
+	return (uint8_t *)(s + 1) + EXTRA_REGS * 8;
+}
 
+/* Store REGS (ARCH_STACK_REGS, DWARF order) in slot S: the head's, then
+ * the rest after it.  Async-signal-safe. */
+static void
+slot_regs(struct profrun_stack_slot *s, const uint64_t *regs)
+{
 	for (int i = 0; i < PROFRUN_STACK_REGS; i++)
-		regs[i] = (uint64_t)uc->uc_mcontext.gregs[map[i]];
-	return true;
-#else
-	(void)uc;
-	(void)regs;
-	return false;
-#endif
+		s->regs[i] = regs[i];
+	if (EXTRA_REGS > 0)
+		memcpy(s + 1, regs + PROFRUN_STACK_REGS, EXTRA_REGS * 8);
 }
 
 /* A slot of A for the next offered sample (its sequence number into
@@ -245,20 +293,21 @@ stacks_record(void *ctx, uint32_t count, uint32_t gen, uint64_t time_ns)
 {
 	struct profrun_stacks *a = __atomic_load_n(&st.area, __ATOMIC_ACQUIRE);
 	struct profrun_stack_slot *s;
-	uint64_t seq, regs[PROFRUN_STACK_REGS];
+	uint64_t seq, regs[ARCH_STACK_REGS];
 	uintptr_t sp;
 	size_t len, want;
 
-	if (a == NULL || !get_regs(ctx, regs))
+	if (a == NULL)
 		return;
+	arch_ucontext_regs(ctx, regs);
 	s = claim_slot(a, &seq);
 	if (s == NULL)
 		return;
-	sp = (uintptr_t)regs[7];
+	sp = (uintptr_t)regs[ARCH_REG_SP];
 	want = a->stack_max;
 	if (t_hi != 0 && sp >= t_lo && sp < t_hi && t_hi - sp < want)
 		want = t_hi - sp;
-	len = copy_checked(s + 1, sp, want);
+	len = copy_checked(slot_data(s), sp, want);
 	if (len == 0)
 		__atomic_add_fetch(&a->failed, 1, __ATOMIC_RELAXED);
 	s->tid = (int32_t)syscall(SYS_gettid);
@@ -270,8 +319,7 @@ stacks_record(void *ctx, uint32_t count, uint32_t gen, uint64_t time_ns)
 	s->gen = gen;
 	s->seq = seq;
 	s->sp = sp;
-	for (int i = 0; i < PROFRUN_STACK_REGS; i++)
-		s->regs[i] = regs[i];
+	slot_regs(s, regs);
 	__atomic_store_n(&s->commit, 1, __ATOMIC_RELEASE);
 }
 
@@ -287,7 +335,7 @@ stacks_record_blocked(int tid, uint64_t sp, uint64_t pc, uint32_t gen,
 {
 	struct profrun_stacks *a = __atomic_load_n(&st.area, __ATOMIC_ACQUIRE);
 	struct profrun_stack_slot *s;
-	uint64_t seq;
+	uint64_t seq, regs[ARCH_STACK_REGS];
 	size_t len;
 
 	if (a == NULL)
@@ -306,7 +354,7 @@ stacks_record_blocked(int tid, uint64_t sp, uint64_t pc, uint32_t gen,
 			__atomic_store_n(&s->commit, 1, __ATOMIC_RELEASE);
 		return;
 	}
-	memcpy(s + 1, blocked_copy, len);
+	memcpy(slot_data(s), blocked_copy, len);
 	s->tid = tid;
 	s->size = (uint32_t)len;
 	s->flags = (len == a->stack_max ? PROFRUN_STACK_PARTIAL : 0) |
@@ -316,8 +364,9 @@ stacks_record_blocked(int tid, uint64_t sp, uint64_t pc, uint32_t gen,
 	s->gen = gen;
 	s->seq = seq;
 	s->sp = sp;
-	memset(s->regs, 0, sizeof(s->regs));
-	s->regs[7] = sp;
-	s->regs[16] = pc;
+	memset(regs, 0, sizeof(regs));
+	regs[ARCH_REG_SP] = sp;
+	regs[ARCH_REG_PC] = pc;
+	slot_regs(s, regs);
 	__atomic_store_n(&s->commit, 1, __ATOMIC_RELEASE);
 }

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "libc.h"
+#include "arch.h"
 #include "shim.h"
 
 #define REGISTRY_SLOTS 65536u /* live threads with a timer */
@@ -49,14 +50,7 @@ struct reg {
  * own: its system calls and its teardown at exit cost a short process
  * more than the rest of the registry); registry points at them once
  * threads_init ran. */
-#if defined(__x86_64__)
-/* after everything else (.lbss follows .bss): the small variables that
- * every process touches stay together on the pages before it */
-#define REG_SECTION __attribute__((section(".lbss")))
-#else
-#define REG_SECTION
-#endif
-static struct reg reg_slots[REGISTRY_SLOTS] REG_SECTION;
+static struct reg reg_slots[REGISTRY_SLOTS] ARCH_REG_SECTION;
 static struct reg *registry;
 static unsigned reg_high; /* entries ever used (scan bound) */
 static struct profrun_header *hdr;

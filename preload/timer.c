@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "libc.h"
+#include "arch.h"
 #include "shim.h"
 
 static struct collect active; /* what the handler counts into */
@@ -43,17 +44,7 @@ static int inflight; /* handlers between their check of live and return */
 static inline uintptr_t
 ucontext_pc(void *ctx)
 {
-	ucontext_t *uc = ctx;
-
-#if defined(__x86_64__)
-	return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-#elif defined(__aarch64__)
-	return (uintptr_t)uc->uc_mcontext.pc;
-#elif defined(__i386__)
-	return (uintptr_t)uc->uc_mcontext.gregs[REG_EIP];
-#else
-#error "profrun: no program counter in ucontext_t for this architecture"
-#endif
+	return arch_ucontext_pc(ctx);
 }
 
 /* True for a SIGPROF of our timers: a thread's POSIX timer (SI_TIMER with

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <stdlib.h>
 
+#include "file.h"
 #include "options.h"
 
 long
@@ -92,6 +93,15 @@ opt_shared(const char *cmd, int c, const char *last_arg,
 	case OPT_DEBUG_DIR:
 		return opt_append(&opts->debug_dirs, &opts->ndebug_dirs,
 				  optarg);
+	case OPT_SYSROOT:
+		if (cli_set_sysroot(optarg) < 0)
+			return opt_usage_error(
+				cmd,
+				errno == ENOTDIR
+					? "--sysroot needs a directory, not"
+					: "--sysroot cannot be read:",
+				optarg);
+		return -1;
 	case ':':
 		return opt_usage_error(cmd, "missing value for",
 				       rejected(last_arg));

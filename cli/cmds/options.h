@@ -15,6 +15,7 @@ enum {
 	OPT_PID,
 	OPT_NO_DEMANGLE,
 	OPT_DEBUG_DIR,
+	OPT_SYSROOT,
 	OPT_CALLERS,
 	OPT_CALLEES,
 	OPT_CALL_GRAPH,
@@ -27,7 +28,8 @@ enum {
 	{"force", no_argument, NULL, OPT_FORCE}, \
 	{"pid", required_argument, NULL, OPT_PID}, \
 	{"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE}, \
-	{"debug-dir", required_argument, NULL, OPT_DEBUG_DIR}
+	{"debug-dir", required_argument, NULL, OPT_DEBUG_DIR}, \
+	{"sysroot", required_argument, NULL, OPT_SYSROOT}
 
 /* Their help lines. */
 #define SYMBOL_OPTIONS_HELP \
@@ -35,6 +37,8 @@ enum {
 	"  --no-demangle       raw C++/Rust symbol names\n" \
 	"  --debug-dir DIR     look for debug files in DIR too (a build-id\n" \
 	"                      tree, or the .gnu_debuglink file); repeatable\n" \
+	"  --sysroot DIR       the profiled machine's files under DIR first (a\n" \
+	"                      qemu -L root, a container's or a device's root)\n" \
 	"  --force             report even if the binary's build-id changed\n"
 /* The views of the call stacks (report's; a run's without --call-graph,
  * which there means recording them), and their help lines. */

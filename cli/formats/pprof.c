@@ -102,7 +102,7 @@ struct pprof {
 static uint64_t
 file_offset(const char *exe, uint64_t addr)
 {
-	int fd = cli_open_regular(exe);
+	int fd = cli_open_target(exe);
 	uint64_t off = 0;
 	GElf_Phdr ph;
 	size_t i, n;

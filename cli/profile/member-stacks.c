@@ -14,13 +14,35 @@
 
 #include "profile.h"
 
-#define EM_X86_64_ 62
-#define MAX_COUNT  1001u /* a sample and at most 1000 overruns */
-/* The largest slot: the head and 64 KiB of stack, in whole 64 bytes (what
- * the shim makes for the largest stack it copies). */
-#define MAX_SLOT	  ((sizeof(struct profrun_stack_slot) + 65536 + 63) / 64 * 64)
+#define EM_X86_64_  62
+#define EM_AARCH64_ 183
+#define EM_RISCV_   243
+#define MAX_COUNT   1001u /* a sample and at most 1000 overruns */
+/* The largest slot: the head, the most registers after it and 64 KiB of
+ * stack, in whole 64 bytes (what the shim makes for the largest stack it
+ * copies). */
+#define MAX_SLOT                                                               \
+	((sizeof(struct profrun_stack_slot) +                                  \
+	  (PROFRUN_STACK_REGS_MAX - PROFRUN_STACK_REGS) * 8 + 65536 + 63) /    \
+	 64 * 64)
 #define CHUNK		  (4u * 1024 * 1024) /* bytes of slots read at once */
 #define MAX_FRAMES_REGION (512ull << 20)     /* unwound stacks read whole */
+
+/* The registers a slot of MACHINE holds (DWARF order), or 0 for a
+ * machine this reader cannot unwind. */
+static uint32_t
+machine_regs(uint32_t machine)
+{
+	switch (machine) {
+	case EM_X86_64_:
+		return PROFRUN_STACK_REGS;
+	case EM_AARCH64_:
+	case EM_RISCV_:
+		return 33;
+	default:
+		return 0;
+	}
+}
 
 /* Check the head H of an area of SIZE bytes; an area of another
  * architecture or layout is noted, not refused. */
@@ -29,18 +51,20 @@ check_head(struct profile *p, const struct profrun_stacks *h, uint64_t size,
 	   char *err, size_t errlen)
 {
 	struct profile_stack_area *a = &p->stacks;
-	uint64_t need;
+	uint64_t need, extra = (uint64_t)(h->nregs - PROFRUN_STACK_REGS) * 8;
 
-	if (h->arch != EM_X86_64_ || h->nregs != PROFRUN_STACK_REGS) {
+	if (machine_regs(h->arch) == 0 || h->nregs != machine_regs(h->arch)) {
 		p->stacks_note = strdup(
-			"its stacks were recorded on another architecture");
+			"its stacks were recorded on an architecture profrun "
+			"cannot unwind");
 		return p->stacks_note
 			       ? 0
 			       : profile_fail(err, errlen, "out of memory");
 	}
 	if (h->stack_max > 65536 || h->stack_max % 8 != 0 ||
 	    h->slot_size % 64 != 0 || h->slot_size > MAX_SLOT ||
-	    h->slot_size < sizeof(struct profrun_stack_slot) + h->stack_max)
+	    h->slot_size <
+		    sizeof(struct profrun_stack_slot) + extra + h->stack_max)
 		return profile_fail(
 			err, errlen,
 			"stack area has bad slots (%u bytes for %u-byte stacks, "
@@ -56,6 +80,8 @@ check_head(struct profile *p, const struct profrun_stacks *h, uint64_t size,
 	    h->failed > h->offered)
 		return profile_fail(err, errlen, "implausible stack counts");
 	a->slot_size = h->slot_size;
+	a->machine = h->arch;
+	a->nregs = h->nregs;
 	/* slot i is first written by offered sample i: the slots past the
 	 * samples offered were never written */
 	a->slot_count = h->offered < h->slot_count ? (uint32_t)h->offered
@@ -277,8 +303,13 @@ each_slot(const struct profile *p, const uint8_t *buf, size_t n,
 		s.gen = head.gen;
 		s.sp = head.sp;
 		s.time_ns = head.time_ns;
-		memcpy(s.regs, head.regs, sizeof(s.regs));
-		s.data = slot + sizeof(head);
+		memset(s.regs, 0, sizeof(s.regs));
+		memcpy(s.regs, head.regs, sizeof(head.regs));
+		/* the registers past the head's, then the stack */
+		memcpy(s.regs + PROFRUN_STACK_REGS, slot + sizeof(head),
+		       (a->nregs - PROFRUN_STACK_REGS) * 8);
+		s.data = slot + sizeof(head) +
+			 (a->nregs - PROFRUN_STACK_REGS) * 8;
 		s.size = head.size;
 		r = fn(ctx, &s);
 		if (r)

@@ -58,6 +58,9 @@ struct profile_thread {
 struct profile_stack_area {
 	uint64_t off, size; /* the region in the file */
 	uint32_t slot_size, slot_count, stack_max;
+	uint32_t machine; /* ELF e_machine of the registers: EM_X86_64,
+			   * EM_AARCH64, EM_RISCV */
+	uint32_t nregs;	  /* registers per slot (DWARF order) */
 	uint64_t offered; /* samples offered a slot */
 	uint64_t dropped; /* of them, not kept */
 	uint64_t failed;  /* of them, the stack could not be read */
@@ -82,7 +85,8 @@ struct profile_stack {
 	uint32_t gen;	  /* module generation when taken */
 	uint64_t sp;	  /* address of data[0] */
 	uint64_t time_ns; /* with PROFRUN_STACK_TIMED: since the start */
-	uint64_t regs[PROFRUN_STACK_REGS];
+	uint64_t regs[PROFRUN_STACK_REGS_MAX]; /* the area's nregs of them,
+						* the rest 0 */
 	const uint8_t *data;
 	uint32_t size;
 };

@@ -84,7 +84,7 @@ try_candidate(const char *dir, const char *sub, const char *name,
 
 	if (asprintf(&path, "%s%s/%s", dir, sub ? sub : "", name) < 0)
 		return -1;
-	fd = cli_open_regular(path);
+	fd = cli_open_target(path);
 	if (fd >= 0 && !same_build(fd, path, id, idlen)) {
 		close(fd);
 		fd = -1;
@@ -163,7 +163,7 @@ path_try(const struct stat *main, const char *dir, const char *sub,
 		errno = ENOMEM;
 		return -1;
 	}
-	fd = open(*path, O_RDONLY | O_CLOEXEC);
+	fd = cli_open_target(*path);
 	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_ino == main->st_ino &&
 	    st.st_dev == main->st_dev) {
 		close(fd);

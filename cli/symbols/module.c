@@ -122,13 +122,13 @@ open_exe(const char *exe)
 {
 	static const char mark[] = " (deleted)";
 	size_t len = strlen(exe), mlen = sizeof(mark) - 1;
-	int fd = cli_open_regular(exe), err = errno;
+	int fd = cli_open_target(exe), err = errno;
 	char *plain;
 
 	if (fd >= 0 || len <= mlen || strcmp(exe + len - mlen, mark) != 0)
 		return fd;
 	plain = strndup(exe, len - mlen);
-	fd = plain ? cli_open_regular(plain) : -1;
+	fd = plain ? cli_open_target(plain) : -1;
 	free(plain);
 	if (fd < 0)
 		errno = err;

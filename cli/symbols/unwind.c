@@ -21,6 +21,8 @@
 
 struct unwinder {
 	Dwfl *dwfl;
+	unsigned machine; /* of the registers: EM_X86_64 (or 0), EM_AARCH64,
+			   * EM_RISCV */
 	bool attached, attach_failed;
 	const struct profile_stack *cur; /* the sample being unwound */
 	uint64_t *pcs;			 /* where its frames go */
@@ -66,20 +68,47 @@ memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 	return true;
 }
 
+/* Where a machine's slots keep the stack pointer and the pc, and how many
+ * registers before the pc libdwfl takes as a block (DWARF 0 on): x86-64
+ * has rip as DWARF 16, AArch64 and RISC-V give the pc apart
+ * (dwfl_thread_state_register_pc), after their 32 registers. */
+struct machine_regs {
+	unsigned sp, pc, block;
+};
+
+static struct machine_regs
+machine_regs(unsigned machine)
+{
+	switch (machine) {
+	case EM_AARCH64:
+		return (struct machine_regs){.sp = 31, .pc = 32, .block = 32};
+	case EM_RISCV:
+		return (struct machine_regs){.sp = 2, .pc = 32, .block = 32};
+	default: /* EM_X86_64 */
+		return (struct machine_regs){.sp = 7, .pc = 16, .block = 17};
+	}
+}
+
 static bool
 set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
 	struct unwinder *u = arg;
-	Dwarf_Word regs[PROFRUN_STACK_REGS];
+	struct machine_regs m = machine_regs(u->machine);
+	Dwarf_Word regs[PROFRUN_STACK_REGS_MAX];
+	bool pc_apart = m.pc >= m.block;
 
-	for (size_t i = 0; i < PROFRUN_STACK_REGS; i++)
+	for (size_t i = 0; i < PROFRUN_STACK_REGS_MAX; i++)
 		regs[i] = u->cur->regs[i];
+	if (pc_apart)
+		dwfl_thread_state_register_pc(thread, regs[m.pc]);
 	/* a blocked thread's stack (--wall): only SP and PC are known, the
 	 * others stay undefined for the unwinder rather than 0 */
 	if (u->cur->flags & PROFRUN_STACK_BLOCKED)
-		return dwfl_thread_state_registers(thread, 7, 1, &regs[7]) &&
-		       dwfl_thread_state_registers(thread, 16, 1, &regs[16]);
-	return dwfl_thread_state_registers(thread, 0, PROFRUN_STACK_REGS, regs);
+		return dwfl_thread_state_registers(thread, m.sp, 1,
+						   &regs[m.sp]) &&
+		       (pc_apart || dwfl_thread_state_registers(thread, m.pc, 1,
+								&regs[m.pc]));
+	return dwfl_thread_state_registers(thread, 0, m.block, regs);
 }
 
 static const Dwfl_Thread_Callbacks thread_callbacks = {
@@ -128,7 +157,7 @@ report(Dwfl *dwfl, const struct profile *p, const struct profile_module *m)
 	if (m->kind == PROFRUN_MODULE_VDSO)
 		fd = p->vdso ? image_fd(p->vdso, p->vdso_size) : -1;
 	else
-		fd = cli_open_regular(path);
+		fd = cli_open_target(path);
 	if (fd < 0)
 		return; /* its frames end the stack */
 	if (dwfl_report_elf(dwfl, path, path, fd, m->bias, true) == NULL)
@@ -142,6 +171,7 @@ unwinder_new(const struct profile *p)
 
 	if (u == NULL)
 		return NULL;
+	u->machine = p->stacks.machine;
 	u->dwfl = dwfl_begin(&debuginfo_callbacks);
 	if (u->dwfl == NULL) {
 		free(u);
@@ -235,7 +265,7 @@ unwinder_run(struct unwinder *u, const struct profile_stack *s, uint64_t *pcs,
 	u->complete = u->n > 0 && u->n < u->max &&
 		      outermost(u->dwfl, u->pcs[u->n - 1]);
 	if (u->n == 0 && max > 0)
-		pcs[u->n++] = s->regs[16];
+		pcs[u->n++] = s->regs[machine_regs(u->machine).pc];
 	u->cur = NULL;
 	return u->n;
 }

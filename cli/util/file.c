@@ -5,7 +5,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -89,6 +91,49 @@ cli_open_regular(const char *path)
 		errno = err;
 		return -1;
 	}
+	return fd;
+}
+
+static char *sysroot; /* report --sysroot, or NULL */
+
+int
+cli_set_sysroot(const char *dir)
+{
+	struct stat st;
+	char *copy;
+
+	if (stat(dir, &st) < 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	copy = strdup(dir);
+	if (copy == NULL)
+		return -1;
+	free(sysroot);
+	sysroot = copy;
+	return 0;
+}
+
+int
+cli_open_target(const char *path)
+{
+	char *under;
+	int fd, err;
+
+	if (sysroot == NULL || path[0] != '/')
+		return cli_open_regular(path);
+	if (asprintf(&under, "%s%s", sysroot, path) < 0)
+		return -1;
+	fd = cli_open_regular(under);
+	err = errno;
+	free(under);
+	if (fd >= 0)
+		return fd;
+	fd = cli_open_regular(path);
+	if (fd < 0)
+		errno = err;
 	return fd;
 }
 

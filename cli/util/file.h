@@ -12,6 +12,17 @@
  * Returns the descriptor, or -1 with errno set. */
 int cli_open_regular(const char *path);
 
+/* The root under which the profiled machine's files are found (report
+ * --sysroot, as perf's --symfs): the directory DIR, which must be one.
+ * Returns 0, or -1 with errno set (ENOTDIR when DIR is not a directory). */
+int cli_set_sysroot(const char *dir);
+
+/* A file of the profiled machine (an executable, a library, a debug file)
+ * opened as cli_open_regular does: an absolute PATH under the sysroot
+ * first, then PATH itself (as qemu-user's -L root is searched).  Returns
+ * the descriptor, or -1 with errno set (the sysroot's when neither). */
+int cli_open_target(const char *path);
+
 /* The same as a stream, or NULL with errno set. */
 FILE *cli_fopen_regular(const char *path);
 

@@ -236,8 +236,10 @@ struct profrun_stacks {
 	uint32_t slot_size;  /* bytes per slot, a multiple of 64 */
 	uint32_t slot_count; /* slots after this header */
 	uint32_t stack_max;  /* most stack bytes a slot holds */
-	uint32_t arch;	     /* ELF e_machine of the registers (EM_X86_64) */
-	uint32_t nregs;	     /* registers per slot, in DWARF order */
+	uint32_t arch;	     /* ELF e_machine of the registers: EM_X86_64
+			      * (62), EM_AARCH64 (183), EM_RISCV (243) */
+	uint32_t nregs;	     /* registers per slot, in DWARF order: 17 on
+			      * x86-64, 33 on AArch64 and RISC-V 64 */
 	uint32_t reserved;
 	uint64_t offered; /* samples offered a slot (all, with -g) */
 	uint64_t dropped; /* of them, not kept: slot busy, or not drawn */
@@ -245,9 +247,13 @@ struct profrun_stacks {
 	uint64_t reserved2[2];
 };
 
-#define PROFRUN_STACK_REGS                                                     \
-	17 /* x86-64 DWARF 0-16: rax rdx rcx rbx rsi rdi
-			       * rbp rsp r8-r15 rip */
+/* The registers of a slot's head.  A machine with more (nregs above) has
+ * the rest after the head, before the stack's bytes: 8 (nregs - 17)
+ * bytes.  x86-64: DWARF 0-16, rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip
+ * (all in the head).  AArch64: x0-x30, sp (DWARF 0-31), then pc.  RISC-V
+ * 64: x0-x31 (DWARF 0-31; x0 is 0, x2 the sp), then pc. */
+#define PROFRUN_STACK_REGS     17
+#define PROFRUN_STACK_REGS_MAX 33 /* the most registers of any machine */
 
 /* profrun_stack_slot.flags */
 enum profrun_stack_flags {
@@ -255,12 +261,15 @@ enum profrun_stack_flags {
 					  * stack's top */
 	PROFRUN_STACK_TIMED = 1u << 1,	 /* time_ns holds its time */
 	PROFRUN_STACK_BLOCKED = 1u << 2, /* a blocked thread's, taken by the
-					  * wall sampler: only rsp (regs[7])
-					  * and rip (regs[16]) are known, the
-					  * other registers are 0 */
+					  * wall sampler: only the stack
+					  * pointer and pc are known (rsp
+					  * regs[7] and rip regs[16] on
+					  * x86-64), the others are 0 */
 };
 
-/* The head of one slot; the stack's bytes from address sp follow it. */
+/* The head of one slot; the registers past the head's 17 (nregs - 17 of
+ * them, none on x86-64) follow it, then the stack's bytes from address
+ * sp. */
 struct profrun_stack_slot {
 	uint32_t commit; /* 0 = empty or being written; else committed */
 	int32_t tid;

@@ -69,9 +69,22 @@ struct old_sigvec { /* <signal.h> no longer declares it */
 
 typedef void (*handler_fn)(int);
 
-/* sigvec as an old binary links it: glibc keeps it for those only */
+/* sigvec as an old binary links it: glibc keeps it for those only, on the
+ * CPUs it had them (not on AArch64 or RISC-V, which never had sigvec) */
+#if defined(__x86_64__)
 int old_sigvec(int, const struct old_sigvec *, struct old_sigvec *);
 __asm__(".symver old_sigvec, sigvec@GLIBC_2.2.5");
+#else
+static int
+old_sigvec(int sig, const struct old_sigvec *v, struct old_sigvec *ov)
+{
+	struct sigaction sa = {.sa_handler = v->sv_handler}, old;
+	int r = sigaction(sig, &sa, &old);
+
+	ov->sv_handler = old.sa_handler;
+	return r;
+}
+#endif
 
 static const char *
 name_of(handler_fn h)
