@@ -62,7 +62,7 @@ _profrun_option_argument()
 	--color)
 		COMPREPLY=($(compgen -W 'auto always never' -- "$cur"))
 		;;
-	--debug-dir | --source-dir)
+	--debug-dir | --source-dir | --sysroot)
 		_filedir -d
 		;;
 	-o | --output)

@@ -183,6 +183,22 @@ readable_run(const struct maps_entry *e, void *arg)
 	return r->at >= r->end;
 }
 
+/* memcpy by hand, which the handler may not call: words, then bytes
+ * (volatile, or the compiler makes the loop a call to memcpy).
+ * Async-signal-safe. */
+static void
+copy_words(void *dst, const void *src, size_t len)
+{
+	volatile uint64_t *dw = dst;
+	const uint64_t *sw = src;
+	size_t i, words = ((uintptr_t)dst | (uintptr_t)src) % 8 ? 0 : len / 8;
+
+	for (i = 0; i < words; i++)
+		dw[i] = sw[i];
+	for (i *= 8; i < len; i++)
+		((volatile uint8_t *)dst)[i] = ((const uint8_t *)src)[i];
+}
+
 /* Copy LEN stack bytes at SP into DST as far as /proc/self/maps shows
  * them readable: where process_vm_readv does not exist (qemu-user has
  * none).  The mappings do not change under us: the stack is the
@@ -197,7 +213,7 @@ copy_mapped(void *dst, uintptr_t sp, size_t len)
 		return 0;
 	if (r.at < r.end)
 		len = (size_t)(r.at - sp);
-	memcpy(dst, (const void *)sp, len);
+	copy_words(dst, (const void *)sp, len);
 	return len;
 }
 
@@ -251,8 +267,7 @@ slot_regs(struct profrun_stack_slot *s, const uint64_t *regs)
 {
 	for (int i = 0; i < PROFRUN_STACK_REGS; i++)
 		s->regs[i] = regs[i];
-	if (EXTRA_REGS > 0)
-		memcpy(s + 1, regs + PROFRUN_STACK_REGS, EXTRA_REGS * 8);
+	copy_words(s + 1, regs + PROFRUN_STACK_REGS, EXTRA_REGS * 8);
 }
 
 /* A slot of A for the next offered sample (its sequence number into
