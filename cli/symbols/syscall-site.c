@@ -10,6 +10,9 @@
 #ifndef EM_AARCH64
 #define EM_AARCH64 183
 #endif
+#ifndef EM_RISCV
+#define EM_RISCV 243
+#endif
 
 /* An executable section: its link-time extent and where its bytes are in
  * the file. */
@@ -119,6 +122,7 @@ static bool
 after_syscall(struct code_bytes *c, uint64_t pc)
 {
 	static const uint8_t svc0[4] = {0x01, 0x00, 0x00, 0xd4};
+	static const uint8_t ecall[4] = {0x73, 0x00, 0x00, 0x00};
 	const uint8_t *b;
 
 	switch (c->machine) {
@@ -128,6 +132,9 @@ after_syscall(struct code_bytes *c, uint64_t pc)
 	case EM_AARCH64:
 		b = bytes_before(c, pc, 4);
 		return b && memcmp(b, svc0, 4) == 0;
+	case EM_RISCV: /* ecall has no compressed form */
+		b = bytes_before(c, pc, 4);
+		return b && memcmp(b, ecall, 4) == 0;
 	default:
 		return false;
 	}

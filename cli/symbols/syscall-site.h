@@ -27,7 +27,8 @@ struct code_window {
 struct code_bytes {
 	struct code_section *v;
 	size_t n;
-	unsigned machine; /* EM_X86_64, EM_AARCH64; other: never kernel */
+	unsigned machine; /* EM_X86_64, EM_AARCH64, EM_RISCV; other: never
+			   * kernel */
 	int fd;		  /* the file, or -1 */
 	struct code_window window;
 };
@@ -40,7 +41,8 @@ int code_bytes_load(struct code_bytes *c, Dwfl_Module *mod, int fd);
 void code_bytes_fini(struct code_bytes *c);
 
 /* True when some PC in link-time [ADDR, ADDR + GRANULE) directly follows
- * a system-call instruction (x86-64 syscall 0f 05; AArch64 svc #0). */
+ * a system-call instruction (x86-64 syscall 0f 05; AArch64 svc #0; RISC-V
+ * ecall). */
 bool code_after_syscall(struct code_bytes *c, uint64_t addr, uint64_t granule);
 
 #endif /* PROFRUN_CLI_SYSCALL_SITE_H */

@@ -213,6 +213,8 @@ static const int seccomp_allowed[] = {
 #define SECCOMP_ARCH AUDIT_ARCH_X86_64
 #elif defined(__aarch64__)
 #define SECCOMP_ARCH AUDIT_ARCH_AARCH64
+#elif defined(__riscv)
+#define SECCOMP_ARCH AUDIT_ARCH_RISCV64
 #endif
 
 static int
