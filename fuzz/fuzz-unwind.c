@@ -54,13 +54,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct profile_stack s = {.tid = 1, .count = 1};
 	uint64_t pcs[256];
-	size_t n, off = 1 + sizeof(s.regs);
+	size_t n, off = 1 + PROFRUN_STACK_REGS * 8; /* x86-64's registers */
 
 	if (uw == NULL)
 		setup();
 	if (size < off)
 		return 0;
-	memcpy(s.regs, data + 1, sizeof(s.regs));
+	memcpy(s.regs, data + 1, PROFRUN_STACK_REGS * 8);
 	/* the PC inside one of the two objects */
 	s.regs[16] = (data[0] & 1 ? LIBC_BIAS : EXE_BIAS) + s.regs[16] % SPAN;
 	s.sp = s.regs[7];
