@@ -55,8 +55,8 @@ check_head(struct profile *p, const struct profrun_stacks *h, uint64_t size,
 
 	if (machine_regs(h->arch) == 0 || h->nregs != machine_regs(h->arch)) {
 		p->stacks_note = strdup(
-			"its stacks were recorded on an architecture profrun "
-			"cannot unwind");
+			"its stacks were recorded on another architecture, "
+			"which profrun cannot unwind");
 		return p->stacks_note
 			       ? 0
 			       : profile_fail(err, errlen, "out of memory");
