@@ -205,7 +205,7 @@ claim_record(int tid, uint32_t flags)
 	struct profrun_thread *r;
 
 	n = __atomic_fetch_add(&hdr->thread_count, 1, __ATOMIC_RELAXED);
-	if (n >= own)
+	if (n >= own || !reserve_room(&recs[n], sizeof(*r), true))
 		return aggregate();
 	r = &recs[n];
 	r->flags = flags;
