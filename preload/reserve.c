@@ -53,7 +53,7 @@
 #define START_THREADS 32u	     /* thread records */
 #define START_KEYS    128u	     /* samples before the rest is reserved */
 #define STACK_CHUNK   (512u * 1024u) /* stack slots reserved per step */
-#define MAX_START     6u
+#define MAX_START     5u
 #define MAX_EXTRA     5u /* pages reserved one store at a time, then all */
 
 enum rest_state { REST_NO, REST_BUSY, REST_DONE, REST_FAILED };
@@ -156,8 +156,9 @@ open_member(void)
 	if (fd < 0)
 		fd = -errno;
 	syscall(SYS_close, dfd);
-	if (fd >= 0 && (syscall(SYS_fstat, fd, &st) < 0 ||
-			st.st_dev != rv.dev || st.st_ino != rv.ino)) {
+	if (fd >= 0 &&
+	    (syscall(SYS_newfstatat, fd, "", &st, AT_EMPTY_PATH) < 0 ||
+	     st.st_dev != rv.dev || st.st_ino != rv.ino)) {
 		syscall(SYS_close, fd);
 		fd = -ESTALE;
 	}
@@ -381,11 +382,6 @@ reserve_open(int fd, void *base, const struct layout *l, const char *dir,
 		  l->threads_off +
 			  START_THREADS * sizeof(struct profrun_thread),
 		  page);
-	add_start(l->threads_off + (PROFRUN_THREAD_SLOTS - 1) *
-					   sizeof(struct profrun_thread),
-		  l->threads_off +
-			  PROFRUN_THREAD_SLOTS * sizeof(struct profrun_thread),
-		  page);
 	tl_top = l->timeline_off + l->timeline_size -
 		 sizeof(struct profrun_timeline);
 	add_start(tl_top - START_KEYS * sizeof(struct profrun_timeline_entry),
@@ -472,16 +468,21 @@ bool
 reserve_sample(uint64_t n)
 {
 	int s = __atomic_load_n(&rv.rest, __ATOMIC_ACQUIRE);
+	uint64_t keys;
 
 	if (s == REST_DONE)
 		return true;
 	if (s == REST_FAILED)
 		return false;
 	/* the first samples fit in the pages reserved at start; the total
-	 * admitted so, whichever threads take them, stays within them */
-	if (__atomic_add_fetch(&rv.keys, n, __ATOMIC_RELAXED) <= START_KEYS)
+	 * admitted so, whichever threads take them, stays within them.  The
+	 * rest is reserved from half of them on, so that the samples other
+	 * threads take meanwhile still find room */
+	keys = __atomic_add_fetch(&rv.keys, n, __ATOMIC_RELAXED);
+	if (keys <= START_KEYS / 2 || reserve_rest(false))
 		return true;
-	return reserve_rest(false);
+	return keys <= START_KEYS &&
+	       __atomic_load_n(&rv.rest, __ATOMIC_ACQUIRE) != REST_FAILED;
 }
 
 /* Async-signal-safe. */

@@ -189,8 +189,13 @@ arm_entry(struct reg *e, int tid)
 static struct profrun_thread *
 aggregate(void)
 {
+	static struct profrun_thread no_room; /* when the disk has none */
 	struct profrun_thread *a = &recs[hdr->thread_slots - 1];
 
+	/* its page is reserved when first needed (reserve.c): one extent
+	 * less at start keeps a member's extents in its inode on ext4 */
+	if (!reserve_room(a, sizeof(*a), false))
+		a = &no_room;
 	a->flags = PROFRUN_THREAD_AGGREGATE;
 	__atomic_store_n(&a->tid, -1, __ATOMIC_RELEASE);
 	return a;
@@ -317,6 +322,7 @@ static void
 close_pause(struct reg *e, uint64_t cpu, uint64_t mark)
 {
 	if (e->pause_mark != NO_MARK && e->rec != NULL && rec_paused != NULL &&
+	    e->rec >= recs && e->rec < recs + hdr->thread_slots &&
 	    cpu > e->pause_mark)
 		__atomic_add_fetch(&rec_paused[e->rec - recs],
 				   cpu - e->pause_mark, __ATOMIC_RELAXED);
