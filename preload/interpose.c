@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/resource.h>
 #include <sys/time.h>
@@ -788,6 +789,37 @@ raw_mask(int how, const uint64_t *set, uint64_t *old)
 	return 0;
 }
 
+/* A seccomp filter may refuse the system calls a later reservation of
+ * the member makes (reserve.c): every block of it is reserved before one
+ * goes in.  Async-signal-safe. */
+static void
+before_seccomp(void)
+{
+	int saved = errno;
+
+	if (shim_is_owner())
+		reserve_all();
+	errno = saved;
+}
+
+/* prctl(PR_SET_SECCOMP) after reserving the member in full; every option
+ * goes to the system call as it is.  Async-signal-safe. */
+EXPORT int
+prctl(int option, ...)
+{
+	unsigned long a[4];
+	va_list ap;
+
+	va_start(ap, option);
+	for (int i = 0; i < 4; i++)
+		a[i] = va_arg(ap, unsigned long);
+	va_end(ap);
+	if (option == PR_SET_SECCOMP)
+		before_seccomp();
+	return (int)shim_raw_syscall(SYS_prctl, option, (long)a[0], (long)a[1],
+				     (long)a[2], (long)a[3], 0);
+}
+
 /* Async-signal-safe as syscall() is. */
 EXPORT long(syscall)(long nr, ...)
 {
@@ -811,6 +843,9 @@ EXPORT long(syscall)(long nr, ...)
 		   shim_owns_profile()) {
 		return raw_mask((int)a[0], (const uint64_t *)a[1],
 				(uint64_t *)a[2]);
+	} else if (nr == SYS_seccomp ||
+		   (nr == SYS_prctl && a[0] == PR_SET_SECCOMP)) {
+		before_seccomp();
 	}
 	return shim_raw_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }

@@ -28,6 +28,7 @@ static struct {
 	char marker[PATH_MAX];	 /* this process's jitdump, "" when none */
 	int copied;		 /* the copies were made (once an image) */
 	uint64_t misses;	 /* samples in no record and no range */
+	bool wrote; /* the region was written (its page reserved) */
 	char buf[65536];
 } js;
 
@@ -41,13 +42,20 @@ ranges(struct profrun_jit *j)
 void
 jit_attach(struct profrun_jit *j, const struct profrun_jit *from)
 {
+	bool parent_wrote = js.wrote;
+
+	js.wrote = false;
 	js.jit = j;
 	js.marker[0] = '\0';
 	js.copied = 0;
 	js.misses = 0;
-	if (j == NULL || from == NULL ||
-	    from->range_slots != PROFRUN_JIT_RANGES)
+	/* the parent's region is not even read unless it wrote it (on
+	 * tmpfs, reading a hole through the mapping takes a block) */
+	if (j == NULL || from == NULL || !parent_wrote ||
+	    from->range_slots != PROFRUN_JIT_RANGES || from->range_count == 0 ||
+	    !reserve_room(j, sizeof(*j), true))
 		return;
+	js.wrote = true;
 	/* a fork child has its parent's memory, and so its code */
 	j->range_count = from->range_count;
 	j->ranges_merged = from->ranges_merged;
@@ -72,8 +80,9 @@ jit_note_range(uint64_t start, uint64_t end)
 	struct profrun_jit_range *r;
 	uint32_t best = 0;
 
-	if (j == NULL)
+	if (j == NULL || !reserve_room(j, sizeof(*j), false))
 		return;
+	js.wrote = true;
 	j->range_slots = PROFRUN_JIT_RANGES;
 	r = ranges(j);
 	for (uint32_t i = 0; i < j->range_count; i++) {
@@ -135,7 +144,10 @@ jit_sample(const struct profrun_header *h, uintptr_t pc)
 	const struct profrun_jit *j = js.jit;
 	uint64_t n;
 
-	if (j == NULL || h->modules_off == 0 || in_ranges(j, pc) ||
+	/* ranges are noted only once their page is reserved: no read of
+	 * an unreserved page either (on tmpfs a read fault takes a block) */
+	if (j == NULL || h->modules_off == 0 ||
+	    (reserve_has(j, sizeof(*j)) && in_ranges(j, pc)) ||
 	    in_modules(h, pc))
 		return;
 	n = __atomic_add_fetch(&js.misses, 1, __ATOMIC_RELAXED);
@@ -291,7 +303,8 @@ jit_copy_out(const char *dir, const char *member, pid_t pid, int64_t start_ns)
 		flags |= PROFRUN_JIT_MAP;
 	if (dump_size > 0)
 		flags |= PROFRUN_JIT_DUMP;
-	if (flags != 0) {
+	if (flags != 0 && reserve_room(j, sizeof(*j), true)) {
+		js.wrote = true;
 		j->range_slots = PROFRUN_JIT_RANGES;
 		j->map_size = map_size;
 		j->dump_size = dump_size;

@@ -103,6 +103,7 @@ modules_copy_vdso(struct profrun_header *h, const void *e, uint32_t room)
 	uint32_t expect = 0;
 
 	if (e == NULL || room == 0 ||
+	    !reserve_room((char *)h + h->vdso_off, room, false) ||
 	    !__atomic_compare_exchange_n(&vdso_claimed, &expect, 1, 0,
 					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 		return;
@@ -122,6 +123,21 @@ modules_attach(struct profrun_header *h)
 	vdso_claimed = 0;
 }
 
+/* Bytes at the end of the path area of FROM that its N first records'
+ * paths use.  Pure, async-signal-safe. */
+static uint32_t
+paths_used(const struct profrun_header *from, uint32_t n)
+{
+	const struct profrun_module *r =
+		(const void *)((const char *)from + from->modules_off);
+	uint64_t end = from->modstr_off + from->modstr_size, used = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (r[i].path_off <= end && end - r[i].path_off > used)
+			used = end - r[i].path_off;
+	return used < from->modstr_size ? (uint32_t)used : from->modstr_size;
+}
+
 /* Async-signal-safe. */
 void
 modules_attach_copy(struct profrun_header *h, const struct profrun_header *from)
@@ -132,6 +148,13 @@ modules_attach_copy(struct profrun_header *h, const struct profrun_header *from)
 	modules_attach(h);
 	if (from->module_slots != h->module_slots ||
 	    from->modstr_size != h->modstr_size)
+		return;
+	/* no room for the parent's records: the scans add them again */
+	if (!reserve_room(records(h), n * sizeof(struct profrun_module),
+			  true) ||
+	    !reserve_room((char *)h + h->modstr_off + h->modstr_size -
+				  paths_used(from, n),
+			  paths_used(from, n), true))
 		return;
 	memcpy(records(h), records((struct profrun_header *)from),
 	       n * sizeof(struct profrun_module));
@@ -216,7 +239,11 @@ append(struct profrun_header *h, const struct object *o, uint32_t gen)
 	uint32_t n = h->module_count;
 	struct profrun_module *r = &records(h)[n];
 
-	if (n >= h->module_slots || len > h->modstr_size - ms.str_used) {
+	if (n >= h->module_slots || len > h->modstr_size - ms.str_used ||
+	    !reserve_room(r, sizeof(*r), true) ||
+	    !reserve_room((char *)h + h->modstr_off + h->modstr_size -
+				  ms.str_used - len,
+			  len, true)) {
 		h->modules_lost++;
 		return;
 	}

@@ -363,7 +363,7 @@ add_record(pid_t pid, uint16_t kind, int reason, uint32_t flags,
 	uint64_t n;
 	struct profrun_child *c;
 
-	if (o == NULL)
+	if (o == NULL || !reserve_room(o, sizeof(*o), true))
 		return -1;
 	o->slot_count = PROFRUN_OFFSPRING_SLOTS;
 	o->path_size = PROFRUN_OFFSPRING_PATHS;
@@ -377,6 +377,19 @@ add_record(pid_t pid, uint16_t kind, int reason, uint32_t flags,
 	c->path_off = path != NULL ? keep_path(o, path) : 0;
 	__atomic_store_n(&c->pid, pid, __ATOMIC_RELEASE);
 	return (long)n;
+}
+
+/* Async-signal-safe. */
+void
+offspring_prepare_fork(void)
+{
+	struct profrun_offspring *o = mine();
+
+	/* the page of the first records, before a child can take the
+	 * disk's last blocks for its own member */
+	if (o != NULL)
+		reserve_room(o, sizeof(*o) + sizeof(struct profrun_child),
+			     true);
 }
 
 /* Async-signal-safe. */
@@ -532,8 +545,10 @@ offspring_reaped(pid_t pid, int status)
 	struct profrun_offspring *o = mine();
 	uint64_t n;
 
+	/* no record was claimed before the region was reserved */
 	if (o == NULL || pid <= 0 ||
-	    !(WIFEXITED(status) || WIFSIGNALED(status)))
+	    !(WIFEXITED(status) || WIFSIGNALED(status)) ||
+	    !reserve_has(o, sizeof(*o)))
 		return;
 	n = __atomic_load_n(&o->claimed, __ATOMIC_ACQUIRE);
 	if (n > PROFRUN_OFFSPRING_SLOTS)

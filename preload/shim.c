@@ -423,6 +423,18 @@ set_collect(void *base)
 	g.col.vdso = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
 }
 
+/* What reserve_open reserves at start besides the first samples' pages. */
+static uint32_t
+reserve_flags(void)
+{
+	bool pausing = cfg.start_paused || cfg.toggle_sig || cfg.delay_ns ||
+		       cfg.duration_ns;
+
+	/* --wall's sampler thread writes its area from the start */
+	return (pausing ? RESERVE_PAUSE : 0) |
+	       (wall_area_size() != 0 ? RESERVE_ALL : 0);
+}
+
 /* Create this image's member file and start profiling into it; state ON on
  * success.  The module records start empty, or as those of FROM (the
  * parent's file, in a fork child).  Async-signal-safe (system calls only). */
@@ -432,8 +444,10 @@ profile_open(pid_t pid, pid_t ppid, const struct profrun_header *from)
 	struct proc_info p = {
 		pid, ppid, writer_now_ns(), writer_cpu_ns(), cfg.freq, &g.argv};
 	void *base;
-	int dfd, r;
+	int dfd, fd, r;
+	bool whole;
 
+	reserve_detach();
 	dfd = writer_open_dir(g.dir);
 	if (dfd < 0) {
 		struct stat st;
@@ -449,7 +463,19 @@ profile_open(pid_t pid, pid_t ppid, const struct profrun_header *from)
 	writer_layout(&g.layout, strlen(g.tgt.exe), g.tgt.nbuckets, g.vdso_size,
 		      stacks_area_size(), writer_argv_size(&g.argv));
 	writer_layout_wall(&g.layout, wall_area_size());
-	r = writer_create_member(dfd, pid, g.layout.file_size, &base, g.name);
+	/* sized only: reserve_open reserves what the start needs */
+	whole = reserve_whole(reserve_flags());
+	r = writer_create_member_fd(dfd, pid, g.layout.file_size, whole, &base,
+				    g.name, &fd);
+	if (r == 0) {
+		r = reserve_open(fd, base, &g.layout, g.dir, g.name,
+				 reserve_flags() | (whole ? RESERVE_ALL : 0));
+		close(fd);
+		if (r < 0) {
+			munmap(base, g.layout.file_size);
+			unlinkat(dfd, g.name, 0);
+		}
+	}
 	close(dfd);
 	if (r == -EFBIG) {
 		shim_warn(
@@ -594,6 +620,16 @@ shim_exit_now(int status)
 	errno = saved;
 }
 
+/* Give back the zero pages of what was reserved (only those: the rest
+ * has no blocks to give).  Async-signal-safe. */
+static void
+release_held(void)
+{
+	struct extent x[RESERVE_MAX];
+
+	writer_release_in(g.hdr, x, reserve_held(x));
+}
+
 /* The owner is done: counting closed (handlers in flight drained), the
  * member's unused blocks given back, and nothing of ours touches it
  * again.  Async-signal-safe. */
@@ -604,7 +640,7 @@ release_owned(void)
 		timer_close();
 	g.state = SHIM_OFF;
 	offspring_detach();
-	writer_release(g.hdr);
+	release_held();
 }
 
 /* Finish the owner's profile with STATUS; NAMES: read the live threads'
@@ -634,6 +670,8 @@ on_fork_prepare(void)
 	shim_check_takeover();
 	pause_fork_prepare();
 	fork_from_owner = g.state != SHIM_OFF && getpid() == g.owner;
+	if (fork_from_owner)
+		offspring_prepare_fork();
 }
 
 /* pthread_atfork child: the parent's file and timer are not ours.  Start a
@@ -698,7 +736,7 @@ shim_exec_begin(void)
 	g.released = threads_alone();
 	if (g.released) {
 		offspring_detach();
-		writer_release(g.hdr);
+		release_held();
 	}
 	return true;
 }
@@ -719,7 +757,7 @@ shim_exec_failed(bool began)
 
 	if (!began)
 		return;
-	if (g.released && writer_reserve(g.dir, g.name, g.hdr->file_size) < 0) {
+	if (g.released && reserve_again() < 0) {
 		/* the blocks given back cannot be had again (a full disk): a
 		 * store into them would raise SIGBUS.  Profiling ends here,
 		 * with the member as it was at the exec, and the process
@@ -729,6 +767,7 @@ shim_exec_failed(bool began)
 			g.hdr, g.layout.note_area,
 			"profiling stopped after a failed exec: no disk space to go on");
 		writer_detach(g.hdr);
+		reserve_detach();
 		g.released = false;
 		g.state = SHIM_OFF;
 		errno = saved;

@@ -5,6 +5,7 @@
  *   shim.c    constructor, PROFRUN_* settings, interposers, exit hook
  *   target.c  finds the main executable's text, build-id and path
  *   writer.c  run directory, member file layout, header, notes
+ *   reserve.c the member's blocks, reserved as they come to be needed
  *   timer.c   profil(), our SIGPROF handler, ITIMER_PROF rate, stop
  *   modules.c the loaded objects (link maps) and the vdso, in the file
  *   dl.c      dlopen/dlmopen/dlclose hooks that rescan the objects
@@ -198,6 +199,10 @@ void offspring_init(void);
  * back).  Async-signal-safe. */
 void offspring_attach(struct profrun_header *h, uint64_t off, pid_t pid);
 void offspring_detach(void);
+
+/* The owner is about to fork: the room of the child's record reserved
+ * first.  Async-signal-safe. */
+void offspring_prepare_fork(void);
 
 /* The owner forked CHILD, whose own member is expected.
  * Async-signal-safe. */
@@ -453,11 +458,6 @@ void writer_layout_wall(struct layout *l, uint64_t wall_size);
 void writer_init(void *base, const struct layout *l, const struct target *t,
 		 const struct proc_info *p);
 
-/* Reserve again every block of the member NAME (SIZE bytes) in the run
- * directory DIR, after writer_release gave back its zero pages (an exec
- * that failed).  Async-signal-safe.  Returns 0 or -errno. */
-int writer_reserve(const char *dir, const char *name, uint64_t size);
-
 /* Replace the mapping of the member H by anonymous memory: later stores
  * reach no file.  Async-signal-safe. */
 void writer_detach(struct profrun_header *h);
@@ -478,6 +478,17 @@ int writer_open_dir(const char *dir);
 int writer_create_member(int dfd, pid_t pid, uint64_t size, void **base,
 			 char *name);
 
+/* As writer_create_member, but with RESERVE false the file is only sized
+ * (sparse: its blocks are reserved by the caller, reserve.c), and with
+ * FDP not NULL its descriptor is left open there for the caller to close.
+ * Async-signal-safe. */
+int writer_create_member_fd(int dfd, pid_t pid, uint64_t size, bool reserve,
+			    void **base, char *name, int *fdp);
+
+/* Give FD's first SIZE bytes their blocks (fallocate, else written
+ * zeros).  Async-signal-safe.  Returns 0 or -errno. */
+int writer_fill(int fd, uint64_t size);
+
 /* Record the NUL-terminated NOTE (truncated to the reserved room) and point
  * header.note_off at it.  Async-signal-safe. */
 void writer_set_note(struct profrun_header *h, uint32_t note_area,
@@ -493,6 +504,71 @@ void writer_finish(struct profrun_header *h, uint32_t state, int32_t exit_code);
  * ended process keeps only what it holds.  A killed process never gets
  * here and keeps its whole file.  Async-signal-safe. */
 void writer_release(struct profrun_header *h);
+
+/* A range of file offsets, [lo, hi). */
+struct extent {
+	uint64_t lo, hi;
+};
+
+/* writer_release looking only at the pages that meet one of the NHELD
+ * extents HELD (the blocks reserved; NULL: the whole file).
+ * Async-signal-safe. */
+void writer_release_in(struct profrun_header *h, const struct extent *held,
+		       size_t nheld);
+
+/* ---------------------------------------------------------------- reserve.c
+ * The member's blocks, reserved as they come to be needed, so that no
+ * store of the shim can meet a block the disk does not have (SIGBUS). */
+#define RESERVE_ALL                                                            \
+	1u		  /* every block at once (a seccomp filter, --wall);
+			    to reserve_open: the writer reserved them */
+#define RESERVE_PAUSE 2u  /* the pause record is written from the start */
+#define RESERVE_MAX   12u /* extents reserve_held() may return */
+
+/* Whether a member is to be reserved whole at start: FLAGS has
+ * RESERVE_ALL, or a seccomp filter is in force (installed before this
+ * image, or by this process or its parent through an interposer: later
+ * reservations need system calls a filter may refuse).
+ * Async-signal-safe. */
+bool reserve_whole(uint32_t flags);
+
+/* Reserve at start, through FD, what the member BASE of layout L is
+ * written before and during its first samples; the rest waits for
+ * reserve_room().  DIR and NAME (kept, not copied) find the file again.
+ * FLAGS: RESERVE_*.  Not async-signal-safe (the first call).  Returns 0
+ * or -errno. */
+int reserve_open(int fd, void *base, const struct layout *l, const char *dir,
+		 const char *name, uint32_t flags);
+
+/* No member (a fork child before its own).  Async-signal-safe. */
+void reserve_detach(void);
+
+/* True when the LEN bytes at P in the member may be stored into: reserved
+ * at start, or with the rest (reserved now if need be).  False when the
+ * disk has no room for them (profiling has stopped, with a note) or, with
+ * WAIT false, another thread is reserving.  Async-signal-safe. */
+bool reserve_room(const void *p, size_t len, bool wait);
+
+/* True when the LEN bytes at P are reserved already (nothing is ever
+ * stored, nor read, in a page that is not).  Async-signal-safe. */
+bool reserve_has(const void *p, size_t len);
+
+/* The handler is to store N samples: true when they have their room.
+ * Async-signal-safe. */
+bool reserve_sample(uint64_t n);
+
+/* Reserve every block of the member now: before a seccomp filter may
+ * refuse the system calls a later reservation makes.  Async-signal-safe. */
+void reserve_all(void);
+
+/* The extents reserved (at most RESERVE_MAX) into X; their count.
+ * Async-signal-safe. */
+size_t reserve_held(struct extent *x);
+
+/* Reserve again what reserve_held() lists, after writer_release_in gave
+ * its zero pages back (an exec that failed).  Async-signal-safe.  Returns
+ * 0 or -errno. */
+int reserve_again(void);
 
 /* CLOCK_REALTIME / CLOCK_MONOTONIC / process CPU time in ns.
  * Async-signal-safe. */

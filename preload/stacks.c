@@ -288,6 +288,11 @@ claim_slot(struct profrun_stacks *a, uint64_t *seq)
 	}
 	s = (struct profrun_stack_slot *)((char *)(a + 1) +
 					  (uint64_t)j * a->slot_size);
+	/* a fresh slot's blocks reserved first (reserve.c) */
+	if (*seq < a->slot_count && !reserve_room(s, a->slot_size, false)) {
+		__atomic_add_fetch(&a->dropped, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
 	if (*seq >= a->slot_count) {
 		/* take it over from its committed stack; a slot that is
 		 * being written (commit 0) is left to its writer */

@@ -183,8 +183,13 @@ arm_entry(struct reg *e, int tid)
 static struct profrun_thread *
 aggregate(void)
 {
+	static struct profrun_thread no_room; /* when the disk has none */
 	struct profrun_thread *a = &recs[hdr->thread_slots - 1];
 
+	/* its page is reserved when first needed (reserve.c): one extent
+	 * less at start keeps a member's extents in its inode on ext4 */
+	if (!reserve_room(a, sizeof(*a), false))
+		a = &no_room;
 	a->flags = PROFRUN_THREAD_AGGREGATE;
 	__atomic_store_n(&a->tid, -1, __ATOMIC_RELEASE);
 	return a;
@@ -199,7 +204,7 @@ claim_record(int tid, uint32_t flags)
 	struct profrun_thread *r;
 
 	n = __atomic_fetch_add(&hdr->thread_count, 1, __ATOMIC_RELAXED);
-	if (n >= own)
+	if (n >= own || !reserve_room(&recs[n], sizeof(*r), true))
 		return aggregate();
 	r = &recs[n];
 	r->flags = flags;
@@ -311,6 +316,7 @@ static void
 close_pause(struct reg *e, uint64_t cpu, uint64_t mark)
 {
 	if (e->pause_mark != NO_MARK && e->rec != NULL && rec_paused != NULL &&
+	    e->rec >= recs && e->rec < recs + hdr->thread_slots &&
 	    cpu > e->pause_mark)
 		__atomic_add_fetch(&rec_paused[e->rec - recs],
 				   cpu - e->pause_mark, __ATOMIC_RELAXED);

@@ -147,7 +147,8 @@ on_sigprof(int sig, siginfo_t *si, void *uc)
 				     : MAX_OVERRUN;
 		/* paused: dropped, and counted as such (pause.c) */
 		n = pause_now() ? pause_drop(n) : threads_keep(n);
-		if (n > 0)
+		/* the member's room for them first (reserve.c) */
+		if (n > 0 && reserve_sample(n))
 			count_samples(c, n, uc);
 	}
 	__atomic_sub_fetch(&inflight, 1, __ATOMIC_SEQ_CST);

@@ -420,9 +420,11 @@ size_member(int fd, uint64_t size)
 
 /* Async-signal-safe. */
 int
-writer_create_member(int dfd, pid_t pid, uint64_t size, void **base, char *name)
+writer_create_member_fd(int dfd, pid_t pid, uint64_t size, bool reserve,
+			void **base, char *name, int *fdp)
 {
 	char buf[PROFRUN_MEMBER_NAME_MAX];
+	struct rlimit rl;
 	int fd = -1, r;
 	void *p;
 
@@ -436,7 +438,13 @@ writer_create_member(int dfd, pid_t pid, uint64_t size, void **base, char *name)
 	}
 	if (fd < 0)
 		return -EEXIST;
-	r = size_member(fd, size);
+	if (reserve)
+		r = size_member(fd, size);
+	else if (getrlimit(RLIMIT_FSIZE, &rl) == 0 &&
+		 rl.rlim_cur != RLIM_INFINITY && size > rl.rlim_cur)
+		r = -EFBIG; /* refused before ftruncate raises SIGXFSZ */
+	else
+		r = ftruncate(fd, (off_t)size) < 0 ? -errno : 0;
 	p = r < 0 ? MAP_FAILED
 		  : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED && r == 0)
@@ -446,33 +454,32 @@ writer_create_member(int dfd, pid_t pid, uint64_t size, void **base, char *name)
 	 * all to be zeroed now and dropped again at exit */
 	if (r == 0)
 		madvise(p, size, MADV_RANDOM);
-	close(fd);
+	if (r < 0 || fdp == NULL)
+		close(fd);
 	if (r < 0) {
 		unlinkat(dfd, buf, 0);
 		return r;
 	}
 	*base = p;
+	if (fdp != NULL)
+		*fdp = fd;
 	if (name != NULL)
 		memcpy(name, buf, strlen(buf) + 1);
 	return 0;
 }
 
-/* Reserve again every block of the member NAME (SIZE bytes) in the run
- * directory DIR, after writer_release gave back its zero pages.
- * Async-signal-safe.  Returns 0 or -errno. */
+/* Async-signal-safe. */
 int
-writer_reserve(const char *dir, const char *name, uint64_t size)
+writer_create_member(int dfd, pid_t pid, uint64_t size, void **base, char *name)
 {
-	int dfd = writer_open_dir(dir), fd, r;
+	return writer_create_member_fd(dfd, pid, size, true, base, name, NULL);
+}
 
-	if (dfd < 0)
-		return dfd;
-	fd = openat(dfd, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-	r = fd < 0 ? -errno : size_member(fd, size);
-	if (fd >= 0)
-		close(fd);
-	close(dfd);
-	return r;
+/* Async-signal-safe. */
+int
+writer_fill(int fd, uint64_t size)
+{
+	return size_member(fd, size);
 }
 
 /* Replace the mapping of the member H by private memory of the same size
@@ -569,11 +576,6 @@ writer_finish(struct profrun_header *h, uint32_t state, int32_t exit_code)
 	__atomic_store_n(&h->state, state, __ATOMIC_RELEASE);
 }
 
-/* A range of file offsets, [lo, hi). */
-struct extent {
-	uint64_t lo, hi;
-};
-
 /* True when the PAGE bytes at P are all zero.  Pure, async-signal-safe. */
 static bool
 page_is_zero(const uint64_t *p, size_t page)
@@ -592,6 +594,16 @@ punch(char *base, size_t start, size_t end)
 		madvise(base + start, end - start, MADV_REMOVE);
 }
 
+/* True when [OFF, OFF + PAGE) meets one of the N extents X. */
+static bool
+in_extents(const struct extent *x, size_t n, uint64_t off, size_t page)
+{
+	for (size_t i = 0; i < n; i++)
+		if (x[i].lo < off + page && off < x[i].hi)
+			return true;
+	return false;
+}
+
 #define RELEASE_CHUNK 4096u /* pages looked at per mincore() */
 #define MAX_EXTENTS   24u
 
@@ -601,7 +613,8 @@ punch(char *base, size_t start, size_t end)
  * once the log was full.  A page outside all of them was never written.
  * Returns how many extents went to X.  Pure, async-signal-safe. */
 static size_t
-written_extents(const struct profrun_header *h, struct extent *x)
+written_extents(const struct profrun_header *h, struct extent *x,
+		const struct extent *held, size_t nheld)
 {
 	const char *base = (const char *)h;
 	uint64_t size = h->file_size, path_lo = UINT64_MAX;
@@ -650,6 +663,12 @@ written_extents(const struct profrun_header *h, struct extent *x)
 			(const void *)(base + h->regions_off +
 				       (uint64_t)i * sizeof(*r));
 
+		/* a region whose head was never reserved was never written,
+		 * and is not read either (on tmpfs, reading a hole through
+		 * the mapping takes a block) */
+		if (held != NULL && r->kind != PROFRUN_REGION_TIMELINE &&
+		    !in_extents(held, nheld, r->off, 64))
+			continue;
 		if (r->kind == PROFRUN_REGION_ARGV) {
 			ADD(r->off, r->size);
 		} else if (r->kind == PROFRUN_REGION_LOG &&
@@ -731,19 +750,17 @@ written_extents(const struct profrun_header *h, struct extent *x)
 	return n;
 }
 
-/* True when [OFF, OFF + PAGE) meets one of the N extents X. */
-static bool
-in_extents(const struct extent *x, size_t n, uint64_t off, size_t page)
+/* Async-signal-safe (mincore, madvise). */
+void
+writer_release(struct profrun_header *h)
 {
-	for (size_t i = 0; i < n; i++)
-		if (x[i].lo < off + page && off < x[i].hi)
-			return true;
-	return false;
+	writer_release_in(h, NULL, 0);
 }
 
 /* Async-signal-safe (mincore, madvise). */
 void
-writer_release(struct profrun_header *h)
+writer_release_in(struct profrun_header *h, const struct extent *held,
+		  size_t nheld)
 {
 	/* the page size as sysconf has it, from the auxiliary vector,
 	 * without bringing in a page of the C library's code at exit */
@@ -756,7 +773,7 @@ writer_release(struct profrun_header *h)
 
 	if (page == 0 || page % sizeof(uint64_t) != 0)
 		return;
-	nx = written_extents(h, x);
+	nx = written_extents(h, x, held, nheld);
 	/* the header's page stays (a partial last page too; the layout
 	 * rounds the file to whole pages) */
 	for (size_t off = page; off + page <= size;) {
@@ -775,7 +792,11 @@ writer_release(struct profrun_header *h)
 			bool zero =
 				!(vec[i] & 1) && !in_extents(x, nx, off, page);
 
-			if (!zero)
+			/* a page never reserved is a hole already: giving
+			 * it back again would cost a call for nothing */
+			if (held != NULL && !in_extents(held, nheld, off, page))
+				zero = false;
+			else if (!zero)
 				zero = page_is_zero(
 					(const uint64_t *)(base + off), page);
 			if (zero && run == 0)

@@ -301,6 +301,74 @@ def full_ext2_disk_never_kills_the_program(tmp):
         run(["umount", mnt])
 
 
+def small_tmpfs(tmp, size):
+    """A tmpfs of SIZE bytes mounted in TMP (root only), or Skip."""
+    if os.geteuid() != 0:
+        raise e2e.Skip("needs root to mount a small tmpfs")
+    mnt = os.path.join(tmp, "small")
+    os.makedirs(mnt)
+    if run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", mnt]).returncode != 0:
+        raise e2e.Skip("cannot mount a tmpfs here")
+    return mnt
+
+
+def profile_on_small_tmpfs(tmp, size, args, want):
+    """Runs ARGS under profrun -q at the cases' rate with the run directory
+    on a tmpfs of SIZE bytes; the program must print WANT first and exit
+    0 (135 is SIGBUS).  Returns the report's first process and its JSON."""
+    mnt = small_tmpfs(tmp, size)
+    try:
+        out = os.path.join(mnt, "small.prof")
+        cp = run([PROFRUN, "-q", "-F", str(e2e.DEFAULT_FREQ), "-o", out, "--",
+                  *[a.replace("@MNT@", mnt) for a in args]])
+        expect(cp.returncode == 0 and cp.stdout.startswith(want),
+               f"exit {cp.returncode} (135 is SIGBUS): {cp.stdout!r} {cp.stderr!r}")
+        rep = report_json(out)
+        return rep["processes"][0], rep
+    finally:
+        run(["umount", mnt])
+
+
+@case
+def run_directory_too_small_for_the_samples_stops_sampling(tmp):
+    # room for the pages every process writes, not for the tables the
+    # samples fill: the handler finds no room for them, profiling stops
+    # with a note and the samples before stay; the program never meets
+    # SIGBUS (135)
+    p, rep = profile_on_small_tmpfs(tmp, 64 << 10, [wl("split"), "1", "1", "1"],
+                                    "split done")
+    total = rep["samples"]["total"]
+    expect(p["stopped_early"] and "no disk space" in p["stopped_early"],
+           f"no note of the stop: {p}")
+    expect(0 < total <= 200, f"{total} samples kept before the stop")
+
+
+@case
+def disk_filled_after_the_first_samples_keeps_sampling(tmp):
+    # the process fills the disk itself once its first samples are in (the
+    # rest of its member reserved then), and goes on being sampled after;
+    # 2.4 s of CPU: at a 100 Hz tick 240 samples, far past the first ones
+    # (a stop would leave at most 128)
+    p, rep = profile_on_small_tmpfs(tmp, 8 << 20,
+                                    [wl("faults"), "fill", "@MNT@/fill", "1.2"],
+                                    "fill: survived a full disk\n")
+    expect(not p["stopped_early"] and rep["samples"]["total"] >= 180,
+           f"{rep['samples']['total']} samples, {p['stopped_early']!r}")
+
+
+@case
+def seccomp_filter_installed_before_the_first_sample_keeps_sampling(tmp):
+    # the filter refuses openat and fallocate, which a later reservation
+    # of the member needs: the member is reserved whole before it goes in
+    out, cp = under_profrun(tmp, "refuse.prof", wl("faults"), "refuse", "2.4")
+    expect(cp.returncode == 0 and cp.stdout == "refuse: spun under the filter\n",
+           f"exit {cp.returncode}: {cp.stdout!r} {cp.stderr!r}")
+    rep = report_json(out)
+    p = rep["processes"][0]
+    expect(not p["stopped_early"] and rep["samples"]["total"] >= 180,
+           f"{rep['samples']['total']} samples, {p['stopped_early']!r}")
+
+
 @case
 def coroutine_on_a_small_stack_survives_sampling(tmp):
     # a coroutine with 3 KiB of its 16 KiB stack left: a signal frame there

@@ -96,14 +96,15 @@ def static_child_is_named(tmp):
 
 @case
 def full_disk_children_are_missing(tmp):
-    """On a 2 MiB tmpfs, children forked at once find no room for their
-    members: the report names each missing one by pid and parent, is
-    partial (exit 3), and so is a merge of the run."""
+    """On a 64 KiB tmpfs, children forked at once find no room for their
+    members (the pages each reserves at start): the report names each
+    missing one by pid and parent, is partial (exit 3), and so is a merge
+    of the run."""
     if os.geteuid() != 0:
         raise Skip("needs root to mount a small tmpfs")
     mnt = os.path.join(tmp, "small")
     os.mkdir(mnt)
-    cp = run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", mnt])
+    cp = run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt])
     if cp.returncode != 0:
         raise Skip(f"cannot mount a tmpfs: {cp.stderr.strip()}")
     try:

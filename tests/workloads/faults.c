@@ -27,6 +27,11 @@
  *              dlcloses libburnplugin.so in a loop, and after 0.8 s the
  *              main thread takes SIGPROF and ITIMER_PROF for itself while
  *              they run; prints whether its own handler ticked
+ *   fill FILE S  spins S seconds of CPU, writes zeros to FILE until the
+ *              disk is full, spins S more seconds, and removes FILE
+ *   refuse S   installs (prctl) a seccomp filter that refuses openat and
+ *              fallocate with EPERM, before its first sample, then
+ *              spins S seconds of CPU
  *   coroutine  spins in a coroutine on a 16 KiB stack (makecontext),
  *              then checks sigaltstack() shows none, sets its own and
  *              sees it back
@@ -40,6 +45,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -244,6 +250,50 @@ install_seccomp(void)
 }
 
 static int
+mode_fill(const char *file, double seconds)
+{
+	static char zeros[65536];
+	int fd;
+
+	fault_spin(seconds);
+	fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		perror(file);
+		return 1;
+	}
+	while (write(fd, zeros, sizeof(zeros)) > 0)
+		;
+	close(fd);
+	fault_spin(seconds);
+	unlink(file);
+	printf("fill: survived a full disk\n");
+	return 0;
+}
+
+static int
+mode_refuse(double seconds)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_fallocate, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+	};
+	struct sock_fprog prog = {.len = sizeof(f) / sizeof(f[0]), .filter = f};
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0) {
+		perror("seccomp");
+		return 1;
+	}
+	fault_spin(seconds);
+	printf("refuse: spun under the filter\n");
+	return 0;
+}
+
+static int
 mode_seccomp(const char *how)
 {
 	int status = -1;
@@ -435,6 +485,10 @@ main(int argc, char **argv)
 		return mode_spawn(argv[0]);
 	if (strcmp(mode, "seccomp") == 0 && argc > 2)
 		return mode_seccomp(argv[2]);
+	if (strcmp(mode, "fill") == 0 && argc > 3)
+		return mode_fill(argv[2], atof(argv[3]));
+	if (strcmp(mode, "refuse") == 0 && argc > 2)
+		return mode_refuse(atof(argv[2]));
 	if (strcmp(mode, "dlexit") == 0 && argc > 2)
 		return mode_dlexit(argv[2]);
 	if (strcmp(mode, "stress") == 0)
