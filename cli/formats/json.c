@@ -436,6 +436,7 @@ json_stacks(const struct report *r)
 	json_add_u64(o, "truncated", st->truncated);
 	json_add_u64(o, "not_kept", st->not_kept);
 	json_add_u64(o, "copy_failed", st->copy_failed);
+	json_add_u64(o, "uncopied", st->uncopied);
 	json_add_u64(o, "overhead", st->overhead);
 	json_add_u64(o, "unwound_none", st->unwound_none);
 	json_add_u64(o, "jit_stopped", st->jit_stopped);

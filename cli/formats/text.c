@@ -704,7 +704,8 @@ print_stacks(FILE *out, const struct report *r)
 	if (s->stacks > 0)
 		fprintf(out, " (%.1f%%)",
 			100.0 * (double)failed /
-				(double)(s->stacks + s->copy_failed));
+				(double)(s->stacks + s->copy_failed -
+					 s->uncopied));
 	fprintf(out, "\n");
 	if (s->truncated > 0)
 		fprintf(out,

@@ -417,7 +417,18 @@ int
 stacks_builder_stack(struct builder *b, const struct profile_stack *st,
 		     size_t *at)
 {
-	size_t npcs = unwinder_run(b->u, st, b->pcs, MAX_PCS);
+	size_t npcs;
+
+	/* a sample whose stack could not be copied (counted in copy_failed
+	 * by the shim) keeps its registers: its leaf alone, not a stack
+	 * that failed to unwind as well */
+	if (st->size == 0 && !(st->flags & PROFRUN_STACK_BLOCKED)) {
+		uint64_t pc = unwinder_pc(b->u, st);
+
+		b->s->uncopied += st->count;
+		return add_pcs(b, &pc, 1, st->gen, st->count, false, true, at);
+	}
+	npcs = unwinder_run(b->u, st, b->pcs, MAX_PCS);
 
 	return add_pcs(b, b->pcs, npcs, st->gen, st->count,
 		       unwinder_complete(b->u), false, at);
@@ -690,9 +701,10 @@ report_stacks_build(struct report *r, struct symbolizer *sz)
 	}
 	stacks_builder_free(b);
 	/* the rest were left out by the reservoir: not drawn, or replaced */
-	if (r->stacks.samples > r->stacks.stacks + r->stacks.copy_failed)
-		r->stacks.not_kept = r->stacks.samples - r->stacks.stacks -
-				     r->stacks.copy_failed;
+	if (r->stacks.samples + r->stacks.uncopied >
+	    r->stacks.stacks + r->stacks.copy_failed)
+		r->stacks.not_kept = r->stacks.samples + r->stacks.uncopied -
+				     r->stacks.stacks - r->stacks.copy_failed;
 	if (ret == 0 && r->stacks.ntraces > 0)
 		qsort(r->stacks.traces, r->stacks.ntraces,
 		      sizeof(*r->stacks.traces), cmp_trace);

@@ -79,6 +79,8 @@ struct report_stacks {
 	uint64_t not_kept;     /* samples whose stack the reservoir did not
 				* keep (by design) */
 	uint64_t copy_failed;  /* samples whose stack could not be copied */
+	uint64_t uncopied;     /* of those, the ones in STACKS all the same:
+				* their leaf alone, from their registers */
 	uint64_t jit_stopped;  /* of the truncated, ended in JIT code */
 	uint32_t stack_size;   /* bytes copied per stack (largest seen) */
 	struct strmap strs;    /* owns the frames' file names */

@@ -265,9 +265,15 @@ unwinder_run(struct unwinder *u, const struct profile_stack *s, uint64_t *pcs,
 	u->complete = u->n > 0 && u->n < u->max &&
 		      outermost(u->dwfl, u->pcs[u->n - 1]);
 	if (u->n == 0 && max > 0)
-		pcs[u->n++] = s->regs[machine_regs(u->machine).pc];
+		pcs[u->n++] = unwinder_pc(u, s);
 	u->cur = NULL;
 	return u->n;
+}
+
+uint64_t
+unwinder_pc(const struct unwinder *u, const struct profile_stack *s)
+{
+	return s->regs[machine_regs(u->machine).pc];
 }
 
 bool

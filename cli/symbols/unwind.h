@@ -23,6 +23,10 @@ void unwinder_free(struct unwinder *u);
 size_t unwinder_run(struct unwinder *u, const struct profile_stack *s,
 		    uint64_t *pcs, size_t max);
 
+/* The interrupted PC of S, from its registers (where S's machine keeps
+ * it). */
+uint64_t unwinder_pc(const struct unwinder *u, const struct profile_stack *s);
+
 /* Whether the last unwinder_run reached the stack's outermost frame, the
  * one whose CFI leaves the return address undefined (a process's entry
  * point, clone, clone3), named or not; false when it stopped early. */
