@@ -31,7 +31,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "arch.h"
+#include "arch/arch.h"
 #include "shim.h"
 
 #define NATIVE_MACHINE ARCH_ELF_MACHINE

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "profrun/member-name.h"
-#include "libc.h"
+#include "libc/libc.h"
 #include "shim.h"
 
 sigaction_fn real_sigaction;

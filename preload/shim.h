@@ -34,7 +34,7 @@
 #include <sys/time.h>
 #include <sys/types.h>
 
-#include "collect.h"
+#include "sample/collect.h"
 #include "profrun/format.h"
 
 #define SHIM_DEFAULT_FREQ   100u    /* profil()'s own rate (USER_HZ) */

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "collect.h"
+#include "sample/collect.h"
 #include "unit-check.h"
 
 #define NB     8

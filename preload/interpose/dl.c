@@ -35,8 +35,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "libc.h"
-#include "arch.h"
+#include "libc/libc.h"
+#include "arch/arch.h"
 #include "shim.h"
 
 #define EXPORT __attribute__((visibility("default")))

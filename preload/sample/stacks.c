@@ -36,7 +36,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "arch.h"
+#include "arch/arch.h"
 #include "shim.h"
 
 #define ALIGN_UP(x, a) (((x) + (a)-1) & ~(uint64_t)((a)-1))

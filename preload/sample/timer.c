@@ -21,8 +21,8 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "libc.h"
-#include "arch.h"
+#include "libc/libc.h"
+#include "arch/arch.h"
 #include "shim.h"
 
 static struct collect active; /* what the handler counts into */

@@ -32,7 +32,7 @@
 #include <sys/signalfd.h>
 #include <threads.h>
 
-#include "libc.h"
+#include "libc/libc.h"
 #include "shim.h"
 
 #define EXPORT __attribute__((visibility("default")))

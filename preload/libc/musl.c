@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libc.h"
+#include "libc/libc.h"
 #include "shim.h"
 
 #define EXPORT __attribute__((visibility("default")))

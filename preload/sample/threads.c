@@ -31,8 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "libc.h"
-#include "arch.h"
+#include "libc/libc.h"
+#include "arch/arch.h"
 #include "shim.h"
 
 #define REGISTRY_SLOTS 65536u /* live threads with a timer */
