@@ -37,8 +37,6 @@
 #include "profrun/profrun.h"
 #include "shim.h"
 
-#define EXPORT __attribute__((visibility("default")))
-
 static int paused;		  /* the flag: 1 = counting nothing */
 static int lock;		  /* serializes transitions */
 static struct profrun_pause *rec; /* the member's pause record, or NULL */

@@ -27,6 +27,7 @@
 #ifndef PROFRUN_SHIM_H
 #define PROFRUN_SHIM_H
 
+#include <errno.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -70,6 +71,31 @@ void *shim_resolve(const char *name, void **slot);
 	(real_##fn ? real_##fn                                                 \
 		   : (__typeof__(real_##fn))shim_resolve(#fn,                  \
 							 (void **)&real_##fn))
+
+/* Call real_<fn>, or fail with ENOSYS if it cannot be found. */
+#define CALL_REAL(fn, fail, ...)                                               \
+	(REAL(fn) != NULL ? real_##fn(__VA_ARGS__) : (errno = ENOSYS, (fail)))
+
+/* What the shim exports: the interposers and profrun_control (everything
+ * else is hidden, -fvisibility=hidden). */
+#define EXPORT __attribute__((visibility("default")))
+
+/* X rounded up to a multiple of A (a power of two). */
+#define ALIGN_UP(x, a) (((x) + (a)-1) & ~(uint64_t)((a)-1))
+
+/* One step of an xorshift64 generator whose state is *STATE (not 0).
+ * Async-signal-safe. */
+static inline uint64_t
+shim_xorshift64(uint64_t *state)
+{
+	uint64_t x = *state;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*state = x;
+	return x;
+}
 
 /* The C library's syscall(): the shim exports one of its own (the
  * program's raw rt_sigaction and rt_sigprocmask through it keep the view),

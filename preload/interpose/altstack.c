@@ -34,8 +34,6 @@
 
 #include "shim.h"
 
-#define EXPORT __attribute__((visibility("default")))
-
 #define ALT_SIZE  (64u * 1024u) /* usable bytes, far above AT_MINSIGSTKSZ */
 #define ALT_GUARD 4096u		/* PROT_NONE below it: overflow faults */
 #ifndef SS_AUTODISARM

@@ -39,8 +39,6 @@
 #include "arch/arch.h"
 #include "shim.h"
 
-#define EXPORT __attribute__((visibility("default")))
-
 typedef void *(*dlopen_fn)(const char *, int);
 #if SHIM_LIBC_GLIBC
 typedef void *(*dlmopen_fn)(Lmid_t, const char *, int);

@@ -14,8 +14,6 @@
 #include "libc/libc.h"
 #include "shim.h"
 
-#define EXPORT __attribute__((visibility("default")))
-
 typedef int (*main_fn)(int, char **, char **);
 typedef int (*start_main_fn)(main_fn, int, char **, void (*)(void),
 			     void (*)(void), void (*)(void));
