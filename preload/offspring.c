@@ -33,6 +33,7 @@
 
 #include "arch/arch.h"
 #include "shim.h"
+#include "member/member.h"
 
 #define NATIVE_MACHINE ARCH_ELF_MACHINE
 

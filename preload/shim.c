@@ -22,6 +22,9 @@
 #include "profrun/member-name.h"
 #include "libc/libc.h"
 #include "shim.h"
+#include "interpose/interpose.h"
+#include "sample/sample.h"
+#include "member/member.h"
 
 sigaction_fn real_sigaction;
 setitimer_fn real_setitimer;

@@ -38,6 +38,7 @@
 #include "libc/libc.h"
 #include "arch/arch.h"
 #include "shim.h"
+#include "interpose/interpose.h"
 
 typedef void *(*dlopen_fn)(const char *, int);
 #if SHIM_LIBC_GLIBC

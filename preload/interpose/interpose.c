@@ -24,6 +24,9 @@
 #include "libc/libc.h"
 #include "arch/arch.h"
 #include "shim.h"
+#include "interpose/interpose.h"
+#include "sample/sample.h"
+#include "member/member.h"
 
 #if SHIM_LIBC_GLIBC
 #include <sys/gmon.h>

@@ -34,6 +34,8 @@
 
 #include "libc/libc.h"
 #include "shim.h"
+#include "interpose/interpose.h"
+#include "sample/sample.h"
 
 typedef int (*sigprocmask_fn)(int, const sigset_t *, sigset_t *);
 typedef int (*sigwaitinfo_fn)(const sigset_t *, siginfo_t *);

@@ -70,6 +70,7 @@
 
 #include "profrun/member-name.h"
 #include "shim.h"
+#include "member/member.h"
 
 #define MEMBER_TRIES 10000
 #define WRITER_PAUSE_SIZE                                                      \

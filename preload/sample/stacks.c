@@ -38,6 +38,8 @@
 
 #include "arch/arch.h"
 #include "shim.h"
+#include "sample/sample.h"
+#include "member/member.h"
 
 /* registers after a slot's head, before its stack (none on x86-64) */
 #define EXTRA_REGS (ARCH_STACK_REGS - PROFRUN_STACK_REGS)

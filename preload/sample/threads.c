@@ -34,6 +34,8 @@
 #include "libc/libc.h"
 #include "arch/arch.h"
 #include "shim.h"
+#include "sample/sample.h"
+#include "member/member.h"
 
 #define REGISTRY_SLOTS 65536u /* live threads with a timer */
 

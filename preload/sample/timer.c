@@ -24,6 +24,9 @@
 #include "libc/libc.h"
 #include "arch/arch.h"
 #include "shim.h"
+#include "interpose/interpose.h"
+#include "sample/sample.h"
+#include "member/member.h"
 
 static struct collect active; /* what the handler counts into */
 /* &active while the handler may count, NULL once counting stopped: the
