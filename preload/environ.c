@@ -23,7 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "libc.h"
+#include "libc/libc.h"
 #include "shim.h"
 
 #define ENV_MAX_VARS   32

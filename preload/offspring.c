@@ -31,8 +31,9 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "arch.h"
+#include "arch/arch.h"
 #include "shim.h"
+#include "member/member.h"
 
 #define NATIVE_MACHINE ARCH_ELF_MACHINE
 

@@ -36,8 +36,9 @@
 
 #include "profrun/profrun.h"
 #include "shim.h"
-
-#define EXPORT __attribute__((visibility("default")))
+#include "interpose/interpose.h"
+#include "sample/sample.h"
+#include "member/member.h"
 
 static int paused;		  /* the flag: 1 = counting nothing */
 static int lock;		  /* serializes transitions */

@@ -20,8 +20,11 @@
 #include <unistd.h>
 
 #include "profrun/member-name.h"
-#include "libc.h"
+#include "libc/libc.h"
 #include "shim.h"
+#include "interpose/interpose.h"
+#include "sample/sample.h"
+#include "member/member.h"
 
 sigaction_fn real_sigaction;
 setitimer_fn real_setitimer;

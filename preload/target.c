@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "shim.h"
+#include "member/member.h"
 
 /* Smallest power-of-two bucket size (>= 2) with at most MAX buckets.
  * Async-signal-safe. */

@@ -18,7 +18,7 @@
 
 #include "common.h"
 
-#define TIMER_MAGIC 0x70726f66 /* preload/shim.h THREADS_TIMER_MAGIC */
+#define TIMER_MAGIC 0x70726f66 /* preload/sample/sample.h THREADS_TIMER_MAGIC */
 
 volatile unsigned long workload_sink = 1;
 

@@ -5,8 +5,9 @@
  * This header is the contract between the preload shim (which writes a
  * profile) and the CLI (which reads it).  docs/format.md describes it in
  * prose.  All fields are fixed-width and little-endian; the shim maps the
- * file MAP_SHARED and lets glibc's profil() and its own signal handler
- * update it in place, so the file is readable at any moment of the run.
+ * file MAP_SHARED and its own SIGPROF handler counts into it in place
+ * (under glibc, profil() only sets up the histogram; its handler never
+ * runs), so the file is readable at any moment of the run.
  *
  * A run is a directory holding one member file per process image
  * ("<pid>.prof", or "<pid>-<n>.prof" when that name is taken, e.g. after
@@ -15,7 +16,7 @@
  *   offset 0                 struct profrun_header      (PROFRUN_HEADER_SIZE)
  *   header.strings_off       NUL-terminated strings (exe path, notes)
  *   header.wraps_off         struct profrun_wrap[wrap_slots]
- *   header.hist_off          uint16_t hist[nbuckets]     (profil's buffer)
+ *   header.hist_off          uint16_t hist[nbuckets]     (profil()'s layout)
  *   header.pcs_off           struct profrun_pc[pc_slots] (PCs outside it)
  *   header.modules_off       struct profrun_module[module_slots]
  *   header.modstr_off        NUL-terminated module paths

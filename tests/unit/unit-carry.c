@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The carry of profil()'s 16-bit counters: simulating profil's ++ followed
- * by the shim's hook, count = hist + 65536 * wraps stays exact across wraps,
+ * The carry of the histogram's 16-bit counters: counting as the SIGPROF
+ * handler does (collect_count), count = hist + 65536 * wraps stays exact
+ * across wraps,
  * samples outside the histogram are counted, and a full carry table is
  * counted and flagged instead of silently losing wraps.  The PCs of the
  * samples outside land in the PC table, tagged with the module
@@ -14,7 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "collect.h"
+#include "sample/collect.h"
 #include "unit-check.h"
 
 #define NB     8
@@ -48,29 +49,32 @@ make_collect(uint32_t slots)
 	return c;
 }
 
-/* What profil's handler and then ours do for one SIGPROF at PC. */
+/* What the SIGPROF handler counts for one sample at PC (timer.c,
+ * count_samples). */
 static void
 sample(const struct collect *c, uintptr_t pc)
 {
-	struct collect_sample s = collect_before_profil(c, pc);
+	size_t index = collect_bucket_index(pc, c->offset, c->scale);
+	uint16_t before = index < c->nbuckets ? c->hist[index] : 0;
 
-	CHECK_EQ(s.index, collect_bucket_index(pc, c->offset, c->scale));
-	if (s.index < c->nbuckets)
-		++c->hist[s.index];
-	collect_after_profil(c, s);
+	collect_count(c, pc);
+	if (index < c->nbuckets)
+		CHECK_EQ(c->hist[index], (uint16_t)(before + 1));
 }
 
-/* profil() counting into another buffer (a -pg takeover): our zero
- * counters are never mistaken for wraps. */
+/* Counts below 65536 are the counters alone: no wrap is recorded. */
 static void
-untouched_counter_is_no_wrap(void)
+counts_below_a_wrap_record_no_wrap(void)
 {
 	struct collect c = make_collect(PROFRUN_WRAP_SLOTS);
 
 	for (int n = 0; n < 1000; n++)
-		collect_after_profil(&c, collect_before_profil(&c, OFFSET + 6));
+		sample(&c, OFFSET + 6);
 	CHECK_EQ(hdr.samples_total, 1000);
-	CHECK_EQ(collect_exact_count(hist, tab, PROFRUN_WRAP_SLOTS, 3), 0);
+	CHECK_EQ(hist[3], 1000);
+	CHECK_EQ(collect_exact_count(hist, tab, PROFRUN_WRAP_SLOTS, 3), 1000);
+	for (uint32_t s = 0; s < PROFRUN_WRAP_SLOTS; s++)
+		CHECK_EQ(tab[s].key, 0);
 	CHECK_EQ(hdr.wraps_lost, 0);
 }
 
@@ -194,9 +198,7 @@ hammer_pcs(void *arg)
 	const struct collect *c = arg;
 
 	for (int n = 0; n < PER_THREAD; n++)
-		collect_after_profil(c,
-				     collect_before_profil(
-					     c, LIB + 4 * (uintptr_t)(n % 80)));
+		collect_count(c, LIB + 4 * (uintptr_t)(n % 80));
 	return NULL;
 }
 
@@ -227,7 +229,7 @@ concurrent_pcs_land_or_are_counted(void)
 	CHECK_EQ(sum + hdr.pcs_lost, THREADS * PER_THREAD);
 	CHECK(hdr.pcs_lost > 0 && (hdr.flags & PROFRUN_F_PC_OVERFLOW));
 	/* a PC that cannot be a key is counted, not stored */
-	collect_after_profil(&c, collect_before_profil(&c, (uintptr_t)1 << 50));
+	collect_count(&c, (uintptr_t)1 << 50);
 	CHECK_EQ(hdr.pcs_unmapped, 1);
 }
 
@@ -329,7 +331,7 @@ main(void)
 	three_wraps_and_neighbours();
 	outside_samples_are_counted();
 	full_table_counts_lost_wraps();
-	untouched_counter_is_no_wrap();
+	counts_below_a_wrap_record_no_wrap();
 	concurrent_records_all_land();
 	concurrent_pcs_land_or_are_counted();
 	concurrent_counts_into_one_bucket_are_exact();

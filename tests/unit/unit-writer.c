@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "shim.h"
+#include "member/member.h"
 #include "unit-check.h"
 
 static void

@@ -28,6 +28,8 @@
 #include <unistd.h>
 
 #include "shim.h"
+#include "sample/sample.h"
+#include "member/member.h"
 
 #define VDSO_NAME "linux-vdso.so.1"
 

@@ -33,8 +33,7 @@
 #include <unistd.h>
 
 #include "shim.h"
-
-#define EXPORT __attribute__((visibility("default")))
+#include "interpose/interpose.h"
 
 #define ALT_SIZE  (64u * 1024u) /* usable bytes, far above AT_MINSIGSTKSZ */
 #define ALT_GUARD 4096u		/* PROT_NONE below it: overflow faults */

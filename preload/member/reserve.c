@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "shim.h"
+#include "member/member.h"
 
 #define START_MODULES 16u	     /* module records reserved at start */
 #define START_MODSTR  2048u	     /* bytes of their paths */

@@ -21,15 +21,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "libc.h"
-#include "arch.h"
+#include "libc/libc.h"
+#include "arch/arch.h"
 #include "shim.h"
+#include "interpose/interpose.h"
+#include "sample/sample.h"
+#include "member/member.h"
 
 #if SHIM_LIBC_GLIBC
 #include <sys/gmon.h>
 #endif
-
-#define EXPORT __attribute__((visibility("default")))
 
 typedef pid_t (*fork_fn)(void);
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
@@ -57,10 +58,6 @@ typedef int (*waitid_fn)(idtype_t, id_t, siginfo_t *, int);
 static wait4_fn real_wait4;
 static pid_t (*real_waitpid)(pid_t, int *, int);
 static waitid_fn real_waitid;
-
-/* Call real_<fn>, or fail with ENOSYS if it cannot be found. */
-#define CALL_REAL(fn, fail, ...)                                               \
-	(REAL(fn) != NULL ? real_##fn(__VA_ARGS__) : (errno = ENOSYS, (fail)))
 
 /* Not async-signal-safe (dlsym). */
 void
@@ -240,76 +237,75 @@ _Exit(int status)
  * memory and has no timer of its own.  The environment passed on gets
  * back the variables of ours it lacks (environ.c).  Async-signal-safe as
  * execve is. */
+/* How exec_image reaches the C library: the entry the program called. */
+enum exec_entry { EXEC_VE, EXEC_VPE, EXEC_FVE, EXEC_VEAT };
+
+/* The one body of every exec interposer: IM is the image, ENVP the
+ * environment the program passed. */
+static int
+exec_image(enum exec_entry entry, struct offspring_image im, char *const argv[],
+	   char *const envp[])
+{
+	ENVIRON_FOR_EXEC(envp, &im);
+	long child = offspring_exec(&im);
+	bool began = shim_exec_begin();
+	int r = -1;
+
+	switch (entry) {
+	case EXEC_VE:
+		r = CALL_REAL(execve, -1, im.path, argv, envp);
+		break;
+	case EXEC_VPE:
+		r = CALL_REAL(execvpe, -1, im.path, argv, envp);
+		break;
+	case EXEC_FVE:
+		r = CALL_REAL(fexecve, -1, im.fd, argv, envp);
+		break;
+	case EXEC_VEAT:
+#if SHIM_LIBC_GLIBC
+		r = CALL_REAL(execveat, -1, im.dirfd, im.path, argv, envp,
+			      im.at_flags);
+#endif
+		break;
+	}
+	shim_exec_failed(began);
+	offspring_exec_failed(child);
+	return r;
+}
+
 EXPORT int
 execve(const char *path, char *const argv[], char *const envp[])
 {
 	struct offspring_image im = {AT_FDCWD, path, -1, 0, false};
-	ENVIRON_FOR_EXEC(envp, &im);
-	long child = offspring_exec(&im);
-	bool began = shim_exec_begin();
-	int r = CALL_REAL(execve, -1, path, argv, envp);
-
-	shim_exec_failed(began);
-	offspring_exec_failed(child);
-	return r;
+	return exec_image(EXEC_VE, im, argv, envp);
 }
 
 EXPORT int
 execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	struct offspring_image im = {AT_FDCWD, file, -1, 0, true};
-	ENVIRON_FOR_EXEC(envp, &im);
-	long child = offspring_exec(&im);
-	bool began = shim_exec_begin();
-	int r = CALL_REAL(execvpe, -1, file, argv, envp);
-
-	shim_exec_failed(began);
-	offspring_exec_failed(child);
-	return r;
+	return exec_image(EXEC_VPE, im, argv, envp);
 }
 
 EXPORT int
 execv(const char *path, char *const argv[])
 {
-	char *const *envp = environ;
 	struct offspring_image im = {AT_FDCWD, path, -1, 0, false};
-	ENVIRON_FOR_EXEC(envp, &im);
-	long child = offspring_exec(&im);
-	bool began = shim_exec_begin();
-	int r = CALL_REAL(execve, -1, path, argv, envp);
-
-	shim_exec_failed(began);
-	offspring_exec_failed(child);
-	return r;
+	return exec_image(EXEC_VE, im, argv, environ);
 }
 
 EXPORT int
 execvp(const char *file, char *const argv[])
 {
-	char *const *envp = environ;
 	struct offspring_image im = {AT_FDCWD, file, -1, 0, true};
-	ENVIRON_FOR_EXEC(envp, &im);
-	long child = offspring_exec(&im);
-	bool began = shim_exec_begin();
-	int r = CALL_REAL(execvpe, -1, file, argv, envp);
-
-	shim_exec_failed(began);
-	offspring_exec_failed(child);
-	return r;
+	return exec_image(EXEC_VPE, im, argv, environ);
 }
 
 EXPORT int
 fexecve(int fd, char *const argv[], char *const envp[])
 {
 	struct offspring_image im = {AT_FDCWD, "", fd, 0, false};
-	ENVIRON_FOR_EXEC(envp, &im);
-	long child = offspring_exec(&im);
-	bool began = shim_exec_begin();
-	int r = CALL_REAL(fexecve, -1, fd, argv, envp);
-
-	shim_exec_failed(began);
-	offspring_exec_failed(child);
-	return r;
+	return exec_image(EXEC_FVE, im, argv, envp);
 }
 
 #if SHIM_LIBC_GLIBC
@@ -318,14 +314,7 @@ execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
 	 int flags)
 {
 	struct offspring_image im = {dirfd, path, -1, flags, false};
-	ENVIRON_FOR_EXEC(envp, &im);
-	long child = offspring_exec(&im);
-	bool began = shim_exec_begin();
-	int r = CALL_REAL(execveat, -1, dirfd, path, argv, envp, flags);
-
-	shim_exec_failed(began);
-	offspring_exec_failed(child);
-	return r;
+	return exec_image(EXEC_VEAT, im, argv, envp);
 }
 #endif
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "shim.h"
+#include "sample/sample.h"
 
 #define MAPS_CHUNK 1024u /* read at a time: little stack in a handler */
 

@@ -233,52 +233,6 @@ collect_exact_count(const uint16_t *hist, const struct profrun_wrap *tab,
 	return n;
 }
 
-/* One SIGPROF as the handler sees it before profil()'s handler runs: the
- * PC, profil()'s bucket index for it, and that counter's value. */
-struct collect_sample {
-	uintptr_t pc;
-	size_t index;	 /* >= nbuckets when outside the histogram */
-	uint16_t before; /* 0 when outside */
-};
-
-/* Read the sample at PC before profil() increments its counter.
- * Async-signal-safe. */
-static inline struct collect_sample
-collect_before_profil(const struct collect *c, uintptr_t pc)
-{
-	struct collect_sample s = {
-		pc, collect_bucket_index(pc, c->offset, c->scale), 0};
-
-	if (s.index < c->nbuckets)
-		s.before = *(volatile uint16_t *)&c->hist[s.index];
-	return s;
-}
-
-/* Account for sample S after profil()'s handler has done its ++hist[i]:
- * count it, count it as outside when profil dropped it (and record its
- * PC), and carry a wrap to 0 into the wrap table.  A counter that reads 0
- * both before and after was not incremented in our buffer at all
- * (profil() was taken over): no wrap.  Async-signal-safe. */
-static inline void
-collect_after_profil(const struct collect *c, struct collect_sample s)
-{
-	struct profrun_header *h = c->hdr;
-
-	__atomic_add_fetch(&h->samples_total, 1, __ATOMIC_RELAXED);
-	if (s.index >= c->nbuckets) {
-		__atomic_add_fetch(&h->samples_outside, 1, __ATOMIC_RELAXED);
-		collect_outside(c, s.pc);
-		return;
-	}
-	if (*(volatile uint16_t *)&c->hist[s.index] != 0 || s.before == 0)
-		return;
-	if (collect_wrap_record(c->wraps, c->wrap_slots, s.index) < 0) {
-		__atomic_add_fetch(&h->wraps_lost, 1, __ATOMIC_RELAXED);
-		__atomic_or_fetch(&h->flags, PROFRUN_F_WRAP_OVERFLOW,
-				  __ATOMIC_RELAXED);
-	}
-}
-
 /* Count one sample at PC into C: the next slot of the log while it has
  * one, then the histogram's counter with an atomic increment (threads on
  * other CPUs count into the same bucket at the same moment: profil()'s

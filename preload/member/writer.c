@@ -70,9 +70,9 @@
 
 #include "profrun/member-name.h"
 #include "shim.h"
+#include "member/member.h"
 
-#define ALIGN_UP(x, a) (((x) + (a)-1) & ~(uint64_t)((a)-1))
-#define MEMBER_TRIES   10000
+#define MEMBER_TRIES 10000
 #define WRITER_PAUSE_SIZE                                                      \
 	(sizeof(struct profrun_pause) + PROFRUN_THREAD_SLOTS * sizeof(uint64_t))
 #define WRITER_LOG_SIZE                                                        \

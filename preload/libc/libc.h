@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What differs between the C libraries the shim is built for: glibc
- * (libprofrun.so, libc-glibc.c) and musl (libprofrun-musl.so, built with
- * musl-gcc and -DSHIM_LIBC_MUSL=1, libc-musl.c).
+ * (libprofrun.so, libc/glibc.c) and musl (libprofrun-musl.so, built with
+ * musl-gcc and -DSHIM_LIBC_MUSL=1, libc/musl.c).
  *
  *   glibc: profil() sets up the histogram and its timer; constructors
  *          receive argc and argv; on_exit() hands the exit status over;

@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "shim.h"
+#include "sample/sample.h"
 
 #define WALL_STACK (256u * 1024) /* the sampler thread's stack */
 

@@ -35,11 +35,10 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "libc.h"
-#include "arch.h"
+#include "libc/libc.h"
+#include "arch/arch.h"
 #include "shim.h"
-
-#define EXPORT __attribute__((visibility("default")))
+#include "interpose/interpose.h"
 
 typedef void *(*dlopen_fn)(const char *, int);
 #if SHIM_LIBC_GLIBC

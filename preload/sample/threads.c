@@ -31,9 +31,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "libc.h"
-#include "arch.h"
+#include "libc/libc.h"
+#include "arch/arch.h"
 #include "shim.h"
+#include "sample/sample.h"
+#include "member/member.h"
 
 #define REGISTRY_SLOTS 65536u /* live threads with a timer */
 
@@ -93,16 +95,12 @@ clock_ns(clockid_t clk)
 static uint64_t
 next_random(void)
 {
-	uint64_t x = t_rng;
-
-	if (x == 0)
-		x = clock_ns(CLOCK_MONOTONIC) ^
-		    ((uint64_t)syscall(SYS_gettid) * 0x9e3779b97f4a7c15ull) ^ 1;
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	t_rng = x;
-	return x;
+	if (t_rng == 0)
+		t_rng = clock_ns(CLOCK_MONOTONIC) ^
+			((uint64_t)syscall(SYS_gettid) *
+			 0x9e3779b97f4a7c15ull) ^
+			1;
+	return shim_xorshift64(&t_rng);
 }
 
 /* A timer on TID's CPU clock sending SIGPROF to TID every IVAL ns, the

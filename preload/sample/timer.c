@@ -21,9 +21,12 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "libc.h"
-#include "arch.h"
+#include "libc/libc.h"
+#include "arch/arch.h"
 #include "shim.h"
+#include "interpose/interpose.h"
+#include "sample/sample.h"
+#include "member/member.h"
 
 static struct collect active; /* what the handler counts into */
 /* &active while the handler may count, NULL once counting stopped: the

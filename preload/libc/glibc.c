@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libc.h"
+#include "libc/libc.h"
 #include "shim.h"
 
 profil_fn real_profil;

@@ -36,10 +36,11 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "arch.h"
+#include "arch/arch.h"
 #include "shim.h"
+#include "sample/sample.h"
+#include "member/member.h"
 
-#define ALIGN_UP(x, a) (((x) + (a)-1) & ~(uint64_t)((a)-1))
 /* registers after a slot's head, before its stack (none on x86-64) */
 #define EXTRA_REGS (ARCH_STACK_REGS - PROFRUN_STACK_REGS)
 
@@ -154,12 +155,11 @@ stacks_seal(void)
 static uint64_t
 draw(uint64_t n)
 {
-	uint64_t x = t_rng ? t_rng : 0x2545f4914f6cdd1dull;
+	uint64_t x;
 
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	t_rng = x;
+	if (t_rng == 0)
+		t_rng = 0x2545f4914f6cdd1dull;
+	x = shim_xorshift64(&t_rng);
 	return n == UINT64_MAX ? x : x % (n + 1);
 }
 

@@ -18,6 +18,8 @@
 
 #include "profrun/member-name.h"
 #include "shim.h"
+#include "sample/sample.h"
+#include "member/member.h"
 
 /* A perf map written this long before the image started is another
  * process's (a pid used again): file times lag the clock by a tick. */

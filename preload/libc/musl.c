@@ -11,10 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libc.h"
+#include "libc/libc.h"
 #include "shim.h"
-
-#define EXPORT __attribute__((visibility("default")))
 
 typedef int (*main_fn)(int, char **, char **);
 typedef int (*start_main_fn)(main_fn, int, char **, void (*)(void),

@@ -32,10 +32,10 @@
 #include <sys/signalfd.h>
 #include <threads.h>
 
-#include "libc.h"
+#include "libc/libc.h"
 #include "shim.h"
-
-#define EXPORT __attribute__((visibility("default")))
+#include "interpose/interpose.h"
+#include "sample/sample.h"
 
 typedef int (*sigprocmask_fn)(int, const sigset_t *, sigset_t *);
 typedef int (*sigwaitinfo_fn)(const sigset_t *, siginfo_t *);
@@ -77,9 +77,6 @@ static __thread siginfo_t t_foreign_info
 	__attribute__((tls_model("initial-exec")));
 static pthread_key_t end_key;
 static bool have_end_key;
-
-#define CALL_REAL(fn, fail, ...)                                               \
-	(REAL(fn) != NULL ? real_##fn(__VA_ARGS__) : (errno = ENOSYS, (fail)))
 
 /* True while masks are ours to keep: this process owns a live profile.
  * Async-signal-safe. */

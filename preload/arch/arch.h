@@ -27,11 +27,11 @@
 #include "profrun/format.h"
 
 #if defined(__x86_64__)
-#include "arch/x86_64.h"
+#include "x86_64.h"
 #elif defined(__aarch64__)
-#include "arch/aarch64.h"
+#include "aarch64.h"
 #elif defined(__riscv) && __riscv_xlen == 64
-#include "arch/riscv64.h"
+#include "riscv64.h"
 #else
 #error "profrun: no preload/arch/ header for this CPU"
 #endif
