@@ -128,6 +128,26 @@ def samples_of(rep, name):
     return sum(f["samples"] for f in rep["functions"] if f["name"] == name)
 
 
+def check_fork_split(cp, rep, report, what):
+    """The libcs workload's fork case (parent_hot 4 parts in the parent,
+    child_hot 3 in a child exiting 7), run as CP with its JSON report REP:
+    two processes with their exits, each its own function's, the split
+    4:3.  REPORT(*extra) gives the run's JSON report with EXTRA options."""
+    expect(cp.stdout == "fork: child exit 7\n", f"program output {cp.stdout!r}")
+    procs = rep["processes"]
+    expect(len(procs) == 2, f"expected parent and child: {procs}")
+    parent, child = procs
+    expect(child["ppid"] == parent["pid"] and parent["exit"] == 0 and child["exit"] == 7,
+           f"recorded pids and exits: {procs}")
+    for who, own in ((parent, "parent_hot"), (child, "child_hot")):
+        one = report("--pid", str(who["pid"]))
+        expect(samples_of(one, own) >= 0.9 * one["samples"]["main"],
+               f"pid {who['pid']}: {own} has {samples_of(one, own)} of "
+               f"{one['samples']['main']} samples")
+    p, c = samples_of(rep, "parent_hot"), samples_of(rep, "child_hot")
+    check_share(p, p + c, 4 / 7, f"{what} fork: parent_hot vs child_hot (built 4:3)")
+
+
 def check_share(part, whole, expected, what):
     """PART/WHOLE must be EXPECTED within 5 sigma + 2 points."""
     expect(whole >= NEED, f"{what}: only {whole} samples, need at least {NEED}")

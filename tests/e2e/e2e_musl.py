@@ -118,19 +118,7 @@ def musl_fork_child_profile_is_separate_with_its_exit(tmp):
         return [(sum(samples_of(rep, f) for f in ("parent_hot", "child_hot")), NEED)]
     out, cp, rep = gathered(tmp, "fork.prof", need, lambda s: (
         wl("libcs-musl"), "fork", f"{s * 4 / 7:.2f}", f"{s * 3 / 7:.2f}", "7"))
-    expect(cp.stdout == "fork: child exit 7\n", f"program output {cp.stdout!r}")
-    procs = rep["processes"]
-    expect(len(procs) == 2, f"expected parent and child: {procs}")
-    parent, child = procs
-    expect(child["ppid"] == parent["pid"] and parent["exit"] == 0 and child["exit"] == 7,
-           f"recorded pids and exits: {procs}")
-    for who, own in ((parent, "parent_hot"), (child, "child_hot")):
-        one = report_json(out, "--pid", str(who["pid"]))
-        expect(samples_of(one, own) >= 0.9 * one["samples"]["main"],
-               f"pid {who['pid']}: {own} has {samples_of(one, own)} of "
-               f"{one['samples']['main']} samples")
-    p, c = samples_of(rep, "parent_hot"), samples_of(rep, "child_hot")
-    check_share(p, p + c, 4 / 7, "musl fork: parent_hot vs child_hot (built 4:3)")
+    e2e.check_fork_split(cp, rep, lambda *extra: report_json(out, *extra), "musl")
 
 
 def check_exec(tmp, name, first, then):
