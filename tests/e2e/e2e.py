@@ -23,11 +23,13 @@ such a check far less than once in a million runs.  The workloads
 interleave their functions at random phases (tests/workloads/common.h),
 so that the samples are independent, as this assumes."""
 
+import fcntl
 import json
 import math
 import os
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -55,6 +57,38 @@ def case(fn):
 def expect(cond, what):
     if not cond:
         raise Failure(what)
+
+
+FS_IOC_FIEMAP = 0xC020660B  # _IOWR('f', 11, struct fiemap)
+
+
+def held_bytes(path):
+    """Bytes of disk the file PATH holds for its data: the sum of its
+    extents (FIEMAP), reserved or written. st_blocks also counts the file
+    system's own blocks (ext4 keeps an extent-tree block once a file had
+    more than four ranges, even after they are given back), which no
+    writer controls; where FIEMAP is missing (tmpfs) st_blocks is exact."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        total, start, count = 0, 0, 64
+        while True:
+            head = struct.pack("QQIIII", start, (1 << 64) - 1 - start, 0, 0, count, 0)
+            buf = bytearray(head + bytes(56 * count))
+            try:
+                fcntl.ioctl(fd, FS_IOC_FIEMAP, buf)
+            except OSError:
+                return os.fstat(fd).st_blocks * 512
+            mapped = struct.unpack_from("I", buf, 20)[0]
+            last = False
+            for i in range(mapped):
+                logical, _, length, _, _, flags = struct.unpack_from("QQQQQI", buf, 32 + 56 * i)
+                total += length
+                start = logical + length
+                last = last or bool(flags & 1)  # FIEMAP_EXTENT_LAST
+            if last or mapped < count:
+                return total
+    finally:
+        os.close(fd)
 
 
 def wl(name):

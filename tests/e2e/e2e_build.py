@@ -44,8 +44,9 @@ def case(fn):
 
 
 def allocated(path):
-    """Bytes the members of the run directory PATH hold on disk."""
-    return {m: os.stat(os.path.join(path, m)).st_blocks * 512 for m in os.listdir(path)}
+    """Bytes the members of the run directory PATH hold on disk for their
+    data (e2e.held_bytes: not the file system's own blocks)."""
+    return {m: e2e.held_bytes(os.path.join(path, m)) for m in os.listdir(path)}
 
 
 @case
