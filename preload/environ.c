@@ -42,6 +42,7 @@ static struct {
 	const char *vars[ENV_MAX_VARS]; /* "NAME=value", in buf */
 	char shim[PATH_MAX];		/* our own path */
 	char other[PATH_MAX];		/* the other C library's, or "" */
+	int other_there; /* 0 not yet looked for, 1 there, -1 not */
 	char buf[4 * PATH_MAX];
 } ev;
 
@@ -57,8 +58,9 @@ static __thread const char *t_drop __attribute__((tls_model("initial-exec")));
  * the other C library's), nothing put back */
 static __thread bool t_swap_only __attribute__((tls_model("initial-exec")));
 
-/* The other C library's shim beside our own at SELF into ev.other, when it
- * is there.  Not async-signal-safe. */
+/* The path the other C library's shim has beside our own at SELF into
+ * ev.other; whether it is there is asked at the first exec that needs it
+ * (other_shim), not by every process at start.  Not async-signal-safe. */
 static void
 find_other(const char *self)
 {
@@ -73,15 +75,33 @@ find_other(const char *self)
 		return;
 	memcpy(ev.other, self, dir);
 	strcpy(ev.other + dir, other);
-	if (access(ev.other, R_OK) != 0)
-		ev.other[0] = '\0';
+}
+
+/* The other C library's shim, or NULL when it is not installed beside
+ * ours.  Threads (and a vfork child) that ask at once each look and
+ * store the same answer.  Async-signal-safe (access). */
+static const char *
+other_shim(void)
+{
+	int there = __atomic_load_n(&ev.other_there, __ATOMIC_RELAXED);
+
+	if (ev.other[0] == '\0')
+		return NULL;
+	if (there == 0) {
+		int saved = errno;
+
+		there = access(ev.other, R_OK) == 0 ? 1 : -1;
+		errno = saved;
+		__atomic_store_n(&ev.other_there, there, __ATOMIC_RELAXED);
+	}
+	return there > 0 ? ev.other : NULL;
 }
 
 /* Async-signal-safe. */
 bool
 environ_has_shim(bool musl)
 {
-	return musl == SHIM_LIBC_MUSL || ev.other[0] != '\0';
+	return musl == SHIM_LIBC_MUSL || other_shim() != NULL;
 }
 
 /* Not async-signal-safe (dladdr). */
@@ -235,8 +255,7 @@ preload_has(char *const *envp, const char *shim)
 static bool
 preload_has_ours(char *const *envp)
 {
-	return preload_has(envp, ev.shim) ||
-	       (ev.other[0] && preload_has(envp, ev.other));
+	return preload_has(envp, ev.shim) || preload_has(envp, other_shim());
 }
 
 /* Whether the last environ_merge_size() of this thread left an
@@ -259,10 +278,8 @@ environ_merge_size(char *const *envp, bool musl)
 	t_left = false;
 	if (!ev.on)
 		return 0;
-	t_item = musl == SHIM_LIBC_MUSL ? ev.shim
-		 : ev.other[0]		? ev.other
-					: NULL;
-	t_drop = t_item == ev.shim ? (ev.other[0] ? ev.other : NULL) : ev.shim;
+	t_item = musl == SHIM_LIBC_MUSL ? ev.shim : other_shim();
+	t_drop = t_item == ev.shim ? other_shim() : ev.shim;
 	t_swap_only = false;
 	bytes = lacking(envp, len, &missing);
 	if (bytes == 0 && missing == 0)

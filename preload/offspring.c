@@ -49,34 +49,54 @@ static struct profrun_child *recs;
 static char *paths;
 static pid_t owner;
 
-/* Our own dynamic loader, which an exec of `ld.so PROGRAM` runs. */
+/* Our own dynamic loader, which an exec of `ld.so PROGRAM` runs: its
+ * path (the executable's PT_INTERP, in memory) from the start, its file
+ * asked for at the first exec of a program without one (loader_is). */
 static struct {
-	bool known;
+	const char *path;
+	int known; /* 0 not yet asked, 1 dev and ino set, -1 no such file */
 	dev_t dev;
 	ino_t ino;
 } loader;
 
-/* Not async-signal-safe (stat); call at start. */
+/* Not async-signal-safe (getauxval); call at start. */
 void
 offspring_init(void)
 {
 	const ElfW(Phdr) *ph = (const void *)getauxval(AT_PHDR);
 	size_t n = getauxval(AT_PHNUM);
 	uintptr_t bias = 0;
-	struct stat st;
 
-	if (ph == NULL || loader.known)
+	if (ph == NULL || loader.path != NULL)
 		return;
 	for (size_t i = 0; i < n; i++)
 		if (ph[i].p_type == PT_PHDR)
 			bias = (uintptr_t)ph - ph[i].p_vaddr;
 	for (size_t i = 0; i < n; i++)
-		if (ph[i].p_type == PT_INTERP &&
-		    stat((const char *)(bias + ph[i].p_vaddr), &st) == 0) {
-			loader.dev = st.st_dev;
-			loader.ino = st.st_ino;
-			loader.known = true;
+		if (ph[i].p_type == PT_INTERP)
+			loader.path = (const char *)(bias + ph[i].p_vaddr);
+}
+
+/* Whether ST is our own loader's file.  Threads asking at once each look
+ * and store the same answer.  Async-signal-safe (stat). */
+static bool
+loader_is(const struct stat *st)
+{
+	struct stat ls;
+	int saved = errno;
+
+	if (loader.path != NULL && loader.known == 0) {
+		if (stat(loader.path, &ls) == 0) {
+			loader.dev = ls.st_dev;
+			loader.ino = ls.st_ino;
+			__atomic_store_n(&loader.known, 1, __ATOMIC_RELEASE);
+		} else {
+			__atomic_store_n(&loader.known, -1, __ATOMIC_RELEASE);
 		}
+		errno = saved;
+	}
+	return __atomic_load_n(&loader.known, __ATOMIC_ACQUIRE) == 1 &&
+	       st->st_dev == loader.dev && st->st_ino == loader.ino;
 }
 
 /* Async-signal-safe. */
@@ -190,8 +210,7 @@ judge_elf(int fd, const struct stat *st, const char *buf, ssize_t len)
 	if (!elf_interp(fd, e, interp, sizeof(interp))) {
 		/* our own loader, run as a program (`ld.so PROGRAM`),
 		 * loads the preload too */
-		if (e->e_type == ET_DYN && loader.known &&
-		    st->st_dev == loader.dev && st->st_ino == loader.ino)
+		if (e->e_type == ET_DYN && loader_is(st))
 			return PROFRUN_CHILD_PROFILED;
 		return PROFRUN_CHILD_STATIC;
 	}

@@ -60,13 +60,15 @@ static struct {
 /* ---------------------------------------------------------------- the lock */
 /* Every signal blocked with the system call itself (the SIGPROF handler
  * reaches this, and may call nothing else of the C library); OLD gets the
- * mask to restore.  Async-signal-safe. */
+ * mask to restore.  OLD NULL: no handler of ours is installed yet (the
+ * main thread at start), the mask is left alone.  Async-signal-safe. */
 void
 pause_lock(sigset_t *old)
 {
 	uint64_t all = ~0ull;
 
-	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, old, sizeof(all));
+	if (old != NULL)
+		syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, old, sizeof(all));
 	while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))
 		syscall(SYS_sched_yield);
 }
@@ -76,7 +78,9 @@ void
 pause_unlock(const sigset_t *old)
 {
 	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, old, NULL, sizeof(uint64_t));
+	if (old != NULL)
+		syscall(SYS_rt_sigprocmask, SIG_SETMASK, old, NULL,
+			sizeof(uint64_t));
 }
 
 /* Async-signal-safe. */

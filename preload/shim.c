@@ -507,7 +507,7 @@ profile_open(pid_t pid, pid_t ppid, const struct profrun_header *from)
 	threads_attach_paused((uint64_t *)((char *)base + g.layout.pause_off +
 					   sizeof(struct profrun_pause)));
 	threads_attach(g.hdr);
-	threads_register_self(true);
+	threads_register_self(true, from == NULL && g.state == SHIM_OFF);
 	r = timer_start(&g.col, cfg.freq);
 	if (r == -EBUSY) {
 		/* a rival came first: stay out of its way, say why */
@@ -517,8 +517,8 @@ profile_open(pid_t pid, pid_t ppid, const struct profrun_header *from)
 		return r;
 	}
 	if (r < 0) {
-		warn_err("cannot start profil()", NULL, -r);
-		mark_stopped(0, "profil() could not be started");
+		warn_err("cannot start the sampling timer", NULL, -r);
+		mark_stopped(0, "the sampling timer could not be started");
 		return r;
 	}
 	/* the shim's own set-up (creating and mapping the member) counts as
@@ -584,6 +584,15 @@ shim_modules_before_fork(void)
 static void finish_owned(int status, bool names);
 static void release_owned(void);
 
+/* Whether the owner's profile holds a sample of any kind.
+ * Async-signal-safe. */
+static bool
+sampled_any(void)
+{
+	return __atomic_load_n(&g.hdr->samples_total, __ATOMIC_RELAXED) != 0 ||
+	       wall_sampled();
+}
+
 /* Exit hook (libc_on_exit), registered before anything of the program's, so the
  * last of exit()'s handlers: after the program's own, and after the
  * destructors (run by the dynamic linker's exit handler, registered after
@@ -595,13 +604,18 @@ static void
 on_exit_hook(int status)
 {
 	int saved = errno;
+	bool sampled;
 
 	if (g.state == SHIM_OFF || getpid() != g.owner)
 		return;
-	if (g.state == SHIM_ON)
+	/* a process that took no sample has no PC to name: the objects,
+	 * the runtime's maps and the threads' names are not looked for */
+	sampled = sampled_any();
+	if (g.state == SHIM_ON && sampled)
 		modules_scan(g.tgt.exe, true);
-	jit_copy_out(g.dir, g.name, g.owner, g.hdr->start_ns);
-	finish_owned(status, true);
+	if (sampled)
+		jit_copy_out(g.dir, g.name, g.owner, g.hdr->start_ns);
+	finish_owned(status, sampled);
 	release_owned();
 	errno = saved;
 }
@@ -850,7 +864,9 @@ startup(int argc, char **argv)
 		return;
 	masks_init();
 	environ_snapshot(cfg.exact_env);
-	shim_modules_changed();
+	/* the objects the link maps show; /proc/self/maps shows nothing else
+	 * before the program runs (it is read at exit, dlopen, dlclose) */
+	modules_scan(g.tgt.exe, false);
 	libc_on_exit(on_exit_hook);
 	pthread_atfork(on_fork_prepare, NULL, on_fork_child);
 	if (g.state == SHIM_ON)

@@ -323,7 +323,8 @@ uint64_t pause_drop(uint64_t n);
 void pause_set(bool pause);
 
 /* The transition lock, taken with every signal blocked (OLD: the mask to
- * restore).  Async-signal-safe. */
+ * restore; NULL before any handler of ours is installed).
+ * Async-signal-safe. */
 void pause_lock(sigset_t *old);
 void pause_unlock(const sigset_t *old);
 

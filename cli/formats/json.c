@@ -256,6 +256,7 @@ json_process(const struct report *r, const struct proc *pr)
 			       json_object_new_boolean(p->argv_truncated));
 	json_object_object_add(o, "build_id", json_string_or_null(p->build_id));
 	json_add_u64(o, "samples", pr->samples);
+	json_add_u64(o, "overhead", pr->overhead);
 	json_object_object_add(o, "complete",
 			       json_object_new_boolean(profile_complete(p)));
 	json_object_object_add(o, "exit",

@@ -300,6 +300,7 @@ compute_totals(struct report *r)
 		 * left out of the totals and the rows */
 		shim = outside_overhead(p);
 		r->overhead += shim;
+		r->procs[i].overhead = shim;
 		r->procs[i].samples = p->main + p->outside > shim
 					      ? p->main + p->outside - shim
 					      : 0;

@@ -73,6 +73,7 @@ struct proc {
 				 * it apart from its executable's others */
 	uint64_t samples;	/* the program's: its own, less those in
 				 * profrun's shim (overhead) */
+	uint64_t overhead;	/* those in profrun's shim */
 };
 
 struct report {

@@ -76,14 +76,14 @@ alt_map_size(void)
 	return size + ALT_GUARD;
 }
 
-/* Our stack back in place on this thread.  Async-signal-safe. */
-static void
+/* Our stack back in place on this thread; 0 or -1.  Async-signal-safe. */
+static int
 ours_back(void)
 {
 	stack_t ss = {.ss_sp = t_alt + ALT_GUARD,
 		      .ss_size = alt_map_size() - ALT_GUARD};
 
-	raw_sigaltstack(&ss, NULL);
+	return raw_sigaltstack(&ss, NULL);
 }
 
 /* Async-signal-safe (system calls only). */
@@ -104,8 +104,7 @@ altstack_thread_start(void)
 		goto out;
 	mprotect(p, ALT_GUARD, PROT_NONE);
 	t_alt = p;
-	ours_back();
-	if (raw_sigaltstack(NULL, &cur) < 0 || (cur.ss_flags & SS_DISABLE)) {
+	if (ours_back() < 0) {
 		munmap(p, len);
 		t_alt = NULL;
 	}

@@ -721,7 +721,7 @@ thread_begin(void *p)
 		adopt_real_mask(); /* pthread_attr_setsigmask_np */
 		altstack_thread_start();
 		stacks_thread_start();
-		threads_register_self(false);
+		threads_register_self(false, false);
 		if (have_end_key)
 			pthread_setspecific(end_key, &end_key);
 	}

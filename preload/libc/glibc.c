@@ -21,30 +21,6 @@ libc_resolve(void)
 	REAL(profil);
 }
 
-/* Async-signal-safe. */
-bool
-libc_timer_ready(void)
-{
-	return REAL(profil) != NULL;
-}
-
-/* Async-signal-safe. */
-int
-libc_profil_start(const struct collect *c)
-{
-	if (real_profil(c->hist, c->nbuckets * sizeof(uint16_t), c->offset,
-			c->scale) < 0)
-		return -errno;
-	return 0;
-}
-
-/* Async-signal-safe. */
-void
-libc_profil_stop(void)
-{
-	real_profil(NULL, 0, 0, 0);
-}
-
 /* glibc passes a preloaded object's constructors the command line: the
  * values given are already the program's.  Not async-signal-safe. */
 void

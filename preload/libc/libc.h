@@ -4,12 +4,12 @@
  * (libprofrun.so, libc/glibc.c) and musl (libprofrun-musl.so, built with
  * musl-gcc and -DSHIM_LIBC_MUSL=1, libc/musl.c).
  *
- *   glibc: profil() sets up the histogram and its timer; constructors
- *          receive argc and argv; on_exit() hands the exit status over;
+ *   glibc: constructors receive argc and argv; on_exit() hands the exit
+ *          status over;
  *          the interposers also cover glibc's own entries (__sigaction,
  *          sysv_signal, sigvec, dlmopen, profil, __monstartup ...).
- *   musl:  no profil() (our handler counts into the same histogram, armed
- *          by timer.c alone); constructors receive no arguments and
+ *   musl:  no profil() (not needed: on both, timer.c's handler counts into
+ *          the histogram itself); constructors receive no arguments and
  *          atexit() no status, so both come from __libc_start_main, which
  *          the program's start-up code calls through the dynamic linker;
  *          only functions musl itself exports are interposed.
@@ -34,22 +34,10 @@ typedef int __itimer_which_t; /* glibc's name for setitimer's WHICH */
 
 struct collect;
 
-/* Resolve the C library's functions the timer needs (glibc: profil), so
- * that a signal handler never enters the dynamic linker.  Not
+/* Resolve the C library's functions the interposers call (glibc: profil),
+ * so that a signal handler never enters the dynamic linker.  Not
  * async-signal-safe. */
 void libc_resolve(void);
-
-/* True when the C library has what the timer needs.  Async-signal-safe. */
-bool libc_timer_ready(void);
-
-/* Start counting into C's histogram: glibc's profil() over it (its
- * ITIMER_PROF is disarmed right after by the caller); nothing on musl.
- * Async-signal-safe. */
-int libc_profil_start(const struct collect *c);
-
-/* Undo libc_profil_start (profil(NULL) puts back the action and
- * ITIMER_PROF it found).  Async-signal-safe. */
-void libc_profil_stop(void);
 
 /* The program's command line: the constructor's ARGC and ARGV on glibc,
  * what __libc_start_main was given on musl.  Not async-signal-safe. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * musl's side of libc.h.  musl has no profil(): the SIGPROF handler
- * (timer.c) counts the main executable's PCs into the histogram, as it does
- * under glibc, and nothing else is needed to start.  musl calls constructors
+ * musl's side of libc.h.  musl has no profil(), and needs none: the
+ * SIGPROF handler (timer.c) counts the main executable's PCs into the
+ * histogram, as it does under glibc.  musl calls constructors
  * without arguments and atexit() handlers without the status: both come
  * from __libc_start_main, which the program's start-up code (crt1) calls
  * through the dynamic linker, so the preloaded one here is taken.
@@ -32,27 +32,6 @@ void
 libc_resolve(void)
 {
 	REAL(exit);
-}
-
-/* Async-signal-safe. */
-bool
-libc_timer_ready(void)
-{
-	return true;
-}
-
-/* Async-signal-safe. */
-int
-libc_profil_start(const struct collect *c)
-{
-	(void)c;
-	return 0;
-}
-
-/* Async-signal-safe. */
-void
-libc_profil_stop(void)
-{
 }
 
 /* Not async-signal-safe. */

@@ -8,13 +8,16 @@
  * unwritten pages back at exit cost each process most of its start-up; a
  * process that takes no sample writes two pages.  So:
  *
- *   at start   what is written before the first samples and by them: the
- *              header's page (strings, command line, region list, the
- *              first module records), the page where the module paths
- *              meet the first thread records, the aggregate thread
- *              record, the page of the timeline's and the log's heads
- *              (the first START_KEYS samples), the stack area's head and
- *              the pause record when they are written from the start;
+ *   at start   what is written before the first sample: the header's
+ *              page (strings, command line, region list, the first
+ *              module records), the page where the module paths meet the
+ *              first thread records, the aggregate thread record, the
+ *              stack area's head and the pause record when they are
+ *              written from the start;
+ *   the first  the page of the timeline's and the log's heads (the first
+ *   samples    START_KEYS samples): by the handler of the first sample, so
+ *              that a process that takes none (most short ones) makes no
+ *              call for it at start and has nothing to give back at exit;
  *   the rest   (histogram, PC table, further records, the vdso image, the
  *              JIT ranges, the children) before the first store into it:
  *              by the handler once START_KEYS samples are in, long before
@@ -55,7 +58,8 @@
 #define START_KEYS    128u	     /* samples before the rest is reserved */
 #define STACK_CHUNK   (512u * 1024u) /* stack slots reserved per step */
 #define MAX_START     5u
-#define MAX_EXTRA     5u /* pages reserved one store at a time, then all */
+#define MAX_EXTRA     5u    /* pages reserved one store at a time, then all */
+#define FIRST_SPINS   1000u /* yields a handler waits for the first page */
 
 enum rest_state { REST_NO, REST_BUSY, REST_DONE, REST_FAILED };
 
@@ -70,6 +74,8 @@ static struct {
 	uint64_t page;
 	struct extent start[MAX_START];
 	uint32_t nstart;
+	struct extent first; /* the first samples' page (reserve_first) */
+	int first_state;     /* enum rest_state */
 	struct extent extra[MAX_EXTRA]; /* reserved since, outside the rest */
 	uint32_t nextra;		/* published after its entry */
 	int extra_busy;
@@ -113,6 +119,9 @@ in_start(uint64_t lo, uint64_t hi)
 {
 	uint32_t n = __atomic_load_n(&rv.nextra, __ATOMIC_ACQUIRE);
 
+	if (__atomic_load_n(&rv.first_state, __ATOMIC_ACQUIRE) == REST_DONE &&
+	    lo >= rv.first.lo && hi <= rv.first.hi)
+		return true;
 	for (uint32_t i = 0; i < rv.nstart; i++)
 		if (lo >= rv.start[i].lo && hi <= rv.start[i].hi)
 			return true;
@@ -240,6 +249,44 @@ reserve_rest(bool wait)
 	return s == REST_DONE;
 }
 
+/* The first samples' page, by the handler of the first sample; one that
+ * comes on another thread meanwhile waits for it a moment (that handler
+ * runs on another thread, never one this one interrupted: only handlers
+ * reserve it), and is not counted if the wait runs out.
+ * Async-signal-safe. */
+static bool
+reserve_first(void)
+{
+	int s = __atomic_load_n(&rv.first_state, __ATOMIC_ACQUIRE);
+
+	for (unsigned spins = 0;; spins++) {
+		if (s == REST_DONE)
+			return true;
+		if (s == REST_FAILED || rv.base == NULL)
+			return false;
+		if (s == REST_NO &&
+		    __atomic_compare_exchange_n(&rv.first_state, &s, REST_BUSY,
+						false, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			break;
+		if (s == REST_BUSY) {
+			if (spins >= FIRST_SPINS)
+				return false;
+			syscall(SYS_sched_yield);
+			s = __atomic_load_n(&rv.first_state, __ATOMIC_ACQUIRE);
+		}
+	}
+	s = reserve_range(rv.first.lo, rv.first.hi) == 0 ? REST_DONE
+							 : REST_FAILED;
+	if (s == REST_FAILED) {
+		/* as for the rest: profiling stops here */
+		__atomic_store_n(&rv.rest, REST_FAILED, __ATOMIC_RELEASE);
+		stop_note();
+	}
+	__atomic_store_n(&rv.first_state, s, __ATOMIC_RELEASE);
+	return s == REST_DONE;
+}
+
 /* Outside the handler, a store outside the start set reserves its own
  * pages (a child's record, a module's, a thread's) rather than the whole
  * rest, for the first MAX_EXTRA such ranges.  Returns 1 when reserved, 0
@@ -350,6 +397,7 @@ reserve_open(int fd, void *base, const struct layout *l, const char *dir,
 	rv.note_area = l->note_area;
 	rv.page = page;
 	rv.nstart = 0;
+	rv.first_state = REST_NO;
 	rv.nextra = 0;
 	rv.extra_busy = 0;
 	rv.keys = 0;
@@ -359,6 +407,7 @@ reserve_open(int fd, void *base, const struct layout *l, const char *dir,
 	if (flags & RESERVE_ALL) {
 		/* every block reserved by the writer already */
 		rv.rest = REST_DONE;
+		rv.first_state = REST_DONE;
 		__atomic_store_n(&rv.base, base, __ATOMIC_RELEASE);
 		return 0;
 	}
@@ -385,10 +434,14 @@ reserve_open(int fd, void *base, const struct layout *l, const char *dir,
 		  page);
 	tl_top = l->timeline_off + l->timeline_size -
 		 sizeof(struct profrun_timeline);
-	add_start(tl_top - START_KEYS * sizeof(struct profrun_timeline_entry),
-		  l->log_off + sizeof(struct profrun_log) +
-			  START_KEYS * sizeof(uint64_t),
-		  page);
+	rv.first.lo = page_down(
+		tl_top - START_KEYS * sizeof(struct profrun_timeline_entry),
+		page);
+	rv.first.hi = page_up(l->log_off + sizeof(struct profrun_log) +
+				      START_KEYS * sizeof(uint64_t),
+			      page);
+	if (rv.first.hi > rv.size)
+		rv.first.hi = rv.size;
 	if (l->stacks_off != 0)
 		add_start(l->stacks_off,
 			  l->stacks_off + sizeof(struct profrun_stacks), page);
@@ -405,6 +458,7 @@ reserve_open(int fd, void *base, const struct layout *l, const char *dir,
 		rv.stacks_lo = rv.stacks_hi = rv.stacks_done = 0;
 		rv.rest_hi = rv.size;
 		rv.rest = REST_DONE;
+		rv.first_state = REST_DONE;
 	} else
 		rv.rest = REST_NO;
 	if (r < 0)
@@ -473,9 +527,9 @@ reserve_sample(uint64_t n)
 
 	if (s == REST_DONE)
 		return true;
-	if (s == REST_FAILED)
+	if (s == REST_FAILED || !reserve_first())
 		return false;
-	/* the first samples fit in the pages reserved at start; the total
+	/* the first samples fit in their page, reserved by the first; the total
 	 * admitted so, whichever threads take them, stays within them.  The
 	 * rest is reserved from half of them on, so that the samples other
 	 * threads take meanwhile still find room */
@@ -510,6 +564,9 @@ reserve_held(struct extent *x)
 	else {
 		for (uint32_t i = 0; i < rv.nstart; i++)
 			x[n++] = rv.start[i];
+		if (__atomic_load_n(&rv.first_state, __ATOMIC_ACQUIRE) ==
+		    REST_DONE)
+			x[n++] = rv.first;
 		for (uint32_t i = 0; i < extra && i < MAX_EXTRA; i++)
 			x[n++] = rv.extra[i];
 	}

@@ -604,6 +604,17 @@ in_extents(const struct extent *x, size_t n, uint64_t off, size_t page)
 	return false;
 }
 
+/* Offset of the head of region R: at its end for the timeline (its
+ * entries grow down from it), else at its start.  Pure. */
+static uint64_t
+region_head(const struct profrun_region *r)
+{
+	if (r->kind == PROFRUN_REGION_TIMELINE &&
+	    r->size >= sizeof(struct profrun_timeline))
+		return r->off + r->size - sizeof(struct profrun_timeline);
+	return r->off;
+}
+
 #define RELEASE_CHUNK 4096u /* pages looked at per mincore() */
 #define MAX_EXTENTS   24u
 
@@ -666,8 +677,9 @@ written_extents(const struct profrun_header *h, struct extent *x,
 		/* a region whose head was never reserved was never written,
 		 * and is not read either (on tmpfs, reading a hole through
 		 * the mapping takes a block) */
-		if (held != NULL && r->kind != PROFRUN_REGION_TIMELINE &&
-		    !in_extents(held, nheld, r->off, 64))
+		uint64_t head = region_head(r);
+
+		if (held != NULL && !in_extents(held, nheld, head, 64))
 			continue;
 		if (r->kind == PROFRUN_REGION_ARGV) {
 			ADD(r->off, r->size);

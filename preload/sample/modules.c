@@ -50,6 +50,7 @@ struct object {
 
 struct scan {
 	const char *main_exe;
+	pid_t pid;    /* getpid(), asked once */
 	uint32_t gen; /* generation the scan's changes get */
 	bool changed;
 	char buf[PATH_MAX];
@@ -289,16 +290,19 @@ on_object(struct dl_phdr_info *info, size_t size, void *data)
 }
 
 /* The live record whose span holds E: an object the link maps showed in
- * this scan, or a record of that very mapping (marked seen). */
+ * this scan (its span is its segments' own bounds, which the kernel maps
+ * in whole pages), or a record of that very mapping (marked seen). */
 static bool
 mapping_known(struct profrun_header *h, const struct maps_entry *e,
 	      const char *path)
 {
 	struct profrun_module *r = records(h);
+	uint64_t page = (uint64_t)getpagesize();
 
 	for (uint32_t i = 0; i < h->module_count; i++) {
-		if (r[i].gen_unloaded != 0 || e->start < r[i].start ||
-		    e->end > r[i].end)
+		if (r[i].gen_unloaded != 0 ||
+		    e->start < (r[i].start & ~(page - 1)) ||
+		    e->end > ALIGN_UP(r[i].end, page))
 			continue;
 		if (!(r[i].flags & PROFRUN_MODULE_F_MAPPING) && ms.seen[i])
 			return true;
@@ -337,7 +341,7 @@ on_mapping(const struct maps_entry *e, void *data)
 	struct scan *s = data;
 	struct object o;
 
-	if (!e->exec || jit_note_marker(e->path, getpid()))
+	if (!e->exec || jit_note_marker(e->path, s->pid))
 		return 0;
 	if (maps_compiled_code(e->path)) {
 		jit_note_range(e->start, e->end);
@@ -368,6 +372,7 @@ scan_once(const char *main_exe, bool maps)
 	struct profrun_module *r = records(h);
 	uint32_t gen = h->mod_generation;
 	struct scan s = {.main_exe = main_exe,
+			 .pid = maps ? getpid() : 0,
 			 .gen = gen < PROFRUN_GEN_MAX ? gen + 1 : gen};
 	uint32_t i;
 
@@ -391,8 +396,9 @@ scan_once(const char *main_exe, bool maps)
 static int
 on_mapping_exec(const struct maps_entry *e, void *data)
 {
-	(void)data;
-	if (e->exec && !jit_note_marker(e->path, getpid()) &&
+	const pid_t *pid = data;
+
+	if (e->exec && !jit_note_marker(e->path, *pid) &&
 	    maps_compiled_code(e->path))
 		jit_note_range(e->start, e->end);
 	return 0;
@@ -402,10 +408,13 @@ on_mapping_exec(const struct maps_entry *e, void *data)
 void
 modules_scan_maps(void)
 {
+	pid_t pid;
+
 	if (ms.hdr == NULL ||
 	    __atomic_exchange_n(&ms.busy, 1, __ATOMIC_SEQ_CST))
 		return;
-	maps_each(on_mapping_exec, NULL);
+	pid = getpid();
+	maps_each(on_mapping_exec, &pid);
 	__atomic_store_n(&ms.busy, 0, __ATOMIC_SEQ_CST);
 }
 

@@ -181,8 +181,9 @@ void threads_attach(struct profrun_header *h);
 void threads_fork_child(void);
 
 /* Register the calling thread (MAIN_THREAD: the one that started this
- * image) and arm its timer if we sample now.  Async-signal-safe. */
-void threads_register_self(bool main_thread);
+ * image) and arm its timer if we sample now.  FIRST: the image's start,
+ * before any handler of ours is installed.  Async-signal-safe. */
+void threads_register_self(bool main_thread, bool first);
 
 /* The calling thread ends: disarm its timer, record its CPU time and
  * name.  Async-signal-safe. */
@@ -309,5 +310,8 @@ void wall_hold(bool hold);
 /* In a fork child: the sampler is the parent's, the child has none.
  * Async-signal-safe. */
 void wall_fork_child(void);
+
+/* Whether the wall sampler kept a blocked sample.  Async-signal-safe. */
+bool wall_sampled(void);
 
 #endif /* PROFRUN_SAMPLE_H */

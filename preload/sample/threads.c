@@ -353,7 +353,7 @@ threads_pause(bool pause)
 
 /* Async-signal-safe. */
 void
-threads_register_self(bool main_thread)
+threads_register_self(bool main_thread, bool first)
 {
 	int tid = (int)syscall(SYS_gettid);
 	struct reg *e;
@@ -367,10 +367,10 @@ threads_register_self(bool main_thread)
 	e->rec = claim_record(tid, main_thread ? PROFRUN_THREAD_MAIN : 0);
 	t_rec = e->rec;
 	t_reg = e;
-	pause_lock(&old);
+	pause_lock(first ? NULL : &old);
 	if (pause_now())
 		e->pause_mark = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-	pause_unlock(&old);
+	pause_unlock(first ? NULL : &old);
 	arm_entry(e, tid);
 }
 

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The timer and the signal: glibc's profil() sets up the histogram and its
- * scale; our SIGPROF handler counts each sample into profil's buffer itself,
- * with an atomic increment (profil's own ++ loses counts when threads on
- * two CPUs hit one bucket at once), and counts the ones outside it and the
- * 16-bit wraps.  profil()'s process-wide ITIMER_PROF is disarmed
- * at once: each thread has its own CPU-time timer (threads.c).  A SIGPROF
- * that is not our timers' gets the program's own action.  All calls go to real_<fn> so our own interposers never
- * mistake us for a rival.
+ * The timer and the signal: our SIGPROF handler counts each sample into
+ * the member's histogram itself, with profil()'s bucket arithmetic and an
+ * atomic increment (profil's own ++ loses counts when threads on two CPUs
+ * hit one bucket at once), and counts the ones outside it and the 16-bit
+ * wraps.  glibc's profil() itself is not called: it would arm a
+ * process-wide ITIMER_PROF and install a handler of its own, both replaced
+ * at once, for four system calls in every process; each thread has its
+ * own CPU-time timer instead (threads.c).  A SIGPROF that is not our
+ * timers' gets the program's own action.  All calls go to real_<fn> so
+ * our own interposers never mistake us for a rival.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,7 +34,6 @@ static struct collect active; /* what the handler counts into */
 /* &active while the handler may count, NULL once counting stopped: the
  * handler reads the member only through it (see timer_close) */
 static const struct collect *live;
-static struct sigaction profil_act;  /* profil()'s own handler */
 static struct sigaction program_act; /* what the program believes it has */
 static bool have_program_act;
 static bool running;
@@ -51,13 +52,10 @@ ucontext_pc(void *ctx)
 }
 
 /* True for a SIGPROF of our timers: a thread's POSIX timer (SI_TIMER with
- * our value), or ITIMER_PROF (SI_KERNEL) in the moment between profil()
- * arming it and us disarming it.  Async-signal-safe. */
+ * our value).  Async-signal-safe. */
 static bool
 is_our_timer(const siginfo_t *si)
 {
-	if (si->si_code == SI_KERNEL)
-		return true;
 	return si->si_code == SI_TIMER &&
 	       si->si_value.sival_int == THREADS_TIMER_MAGIC;
 }
@@ -171,20 +169,17 @@ kernel_hz(void)
 	return (uint32_t)(1000000000 / res.tv_nsec);
 }
 
-/* Disarm the ITIMER_PROF profil() armed and give every thread its own
- * timer; record the rate in the header.  CPU timers are checked on the
+/* Give every thread its own timer (ITIMER_PROF stays disarmed: in_use
+ * saw it so); record the rate in the header.  CPU timers are checked on the
  * tick: they run at the tick's interval, and a lower rate keeps each
  * expiration with probability FREQ / tick (threads.c says why).  With the
  * tick unknown they run at FREQ.  Async-signal-safe. */
 static int
 arm_rate(struct profrun_header *h, uint32_t freq)
 {
-	static const struct itimerval zero;
 	uint32_t hz = kernel_hz();
 	uint64_t ival = 1000000000u / freq, mean = ival;
 
-	if (REAL(setitimer)(ITIMER_PROF, &zero, NULL) < 0)
-		return -errno;
 	threads_set_share(0);
 	if (hz != 0) {
 		ival = 1000000000u / hz;
@@ -204,26 +199,19 @@ arm_rate(struct profrun_header *h, uint32_t freq)
 	return 0;
 }
 
-/* profil() over C, then our handler in front of profil's.
- * Async-signal-safe. */
+/* Our handler for SIGPROF, counting into C.  Async-signal-safe. */
 static int
-arm_profil(const struct collect *c)
+install_handler(void)
 {
 	struct sigaction ours;
 
-	int r = libc_profil_start(c);
-
-	if (r < 0)
-		return r;
-	running = true;
-	if (REAL(sigaction)(SIGPROF, NULL, &profil_act) < 0)
-		return -errno;
 	memset(&ours, 0, sizeof(ours));
 	ours.sa_sigaction = on_sigprof;
 	ours.sa_flags = OUR_FLAGS;
 	sigfillset(&ours.sa_mask);
 	if (REAL(sigaction)(SIGPROF, &ours, NULL) < 0)
 		return -errno;
+	running = true;
 	return 0;
 }
 
@@ -246,8 +234,7 @@ timer_start(const struct collect *c, uint32_t freq)
 	sigset_t prof, old;
 	int r;
 
-	if (!libc_timer_ready() || REAL(sigaction) == NULL ||
-	    REAL(setitimer) == NULL || REAL(getitimer) == NULL ||
+	if (REAL(sigaction) == NULL || REAL(getitimer) == NULL ||
 	    REAL(pthread_sigmask) == NULL)
 		return -ENOSYS;
 	if (!have_program_act) {
@@ -265,7 +252,7 @@ timer_start(const struct collect *c, uint32_t freq)
 	sigemptyset(&prof);
 	sigaddset(&prof, SIGPROF);
 	REAL(pthread_sigmask)(SIG_BLOCK, &prof, &old);
-	r = arm_profil(c);
+	r = install_handler();
 	if (r == 0)
 		r = arm_rate(c->hdr, freq);
 	if (r < 0)
@@ -318,10 +305,6 @@ timer_stop(void)
 	if (!running)
 		return;
 	quiet_sigprof();
-	/* profil(NULL) puts back the action and ITIMER_PROF (disarmed by
-	 * arm_rate) it found, and forgets our buffer: a program that calls
-	 * profil() after taking over starts from glibc's clean state */
-	libc_profil_stop();
 	REAL(sigaction)(SIGPROF, &program_act, NULL);
 	running = false;
 	errno = saved;
@@ -336,8 +319,8 @@ timer_stop_exec(void)
 	if (!running)
 		return;
 	quiet_sigprof();
-	/* the new image keeps only an ignored SIGPROF; profil's state dies
-	 * with this one (after a failed exec, profil() restarts it) */
+	/* the new image keeps only an ignored SIGPROF (after a failed exec,
+	 * the handler is installed again) */
 	if (program_act.sa_handler != SIG_IGN)
 		REAL(sigaction)(SIGPROF, &program_act, NULL);
 	running = false;

@@ -411,3 +411,12 @@ wall_fork_child(void)
 	w.wake = 0;
 	__atomic_store_n(&w.area, NULL, __ATOMIC_RELEASE);
 }
+
+/* Async-signal-safe. */
+bool
+wall_sampled(void)
+{
+	struct profrun_wall *a = __atomic_load_n(&w.area, __ATOMIC_ACQUIRE);
+
+	return a != NULL && __atomic_load_n(&a->claimed, __ATOMIC_ACQUIRE) != 0;
+}

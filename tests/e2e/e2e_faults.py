@@ -357,6 +357,23 @@ def disk_filled_after_the_first_samples_keeps_sampling(tmp):
 
 
 @case
+def disk_filled_before_the_first_sample_stops_sampling(tmp):
+    # the process fills the disk before it has used any CPU: the page of
+    # its first samples is reserved by the first sample's handler, which
+    # finds no room (or, had a sample come before the fill, the rest of
+    # the member is refused past the first 64): profiling stops with a
+    # note, the program is never killed (135 is SIGBUS) and 2.4 s of CPU
+    # after the fill (240 samples at a 100 Hz tick) are not counted
+    p, rep = profile_on_small_tmpfs(tmp, 8 << 20,
+                                    [wl("faults"), "fill", "@MNT@/fill", "0", "2.4"],
+                                    "fill: survived a full disk\n")
+    total = rep["samples"]["total"]
+    expect(p["stopped_early"] and "no disk space" in p["stopped_early"],
+           f"no note of the stop: {p}")
+    expect(total <= 128, f"{total} samples counted after the disk was full")
+
+
+@case
 def seccomp_filter_installed_before_the_first_sample_keeps_sampling(tmp):
     # the filter refuses openat and fallocate, which a later reservation
     # of the member needs: the member is reserved whole before it goes in

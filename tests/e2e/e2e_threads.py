@@ -129,8 +129,13 @@ def short_children_are_sampled_in_proportion(tmp):
     # the whole suite running beside them as well, 11%.  How many arrive
     # depends on the load, so the bounds are: some (a timer whose first
     # expiration is a whole interval away gives exactly none, for children
-    # that all use less than one), never above CPU x rate.
-    want = kid_cpu * rate()
+    # that all use less than one), and not far above CPU x rate.  Not at
+    # most CPU x rate: with two test suites and benchmarks beside it (load
+    # 8 on two cores) 360 and 379 samples came for 1.08 s of the children's
+    # CPU (271 at the rate; no steal time): a tick that lands when a CPU
+    # leaves idle for a new child finds that child.  Half as many again
+    # still tells a timer that fires twice as often.
+    want = kid_cpu * rate() * 1.5
     # the claim is about children shorter than one interval: a few that a
     # loaded machine made longer (page faults, a slow fork) are left out
     # of the "some samples" check, not allowed to carry it
@@ -140,7 +145,8 @@ def short_children_are_sampled_in_proportion(tmp):
     k_short = sum(p["samples"] for p in short)
     expect(1 <= k_short and k <= want + 5 * math.sqrt(want) + 0.02 * want,
            f"{n} children: {k} samples ({k_short} in the {len(short)} shorter than an "
-           f"interval) for {kid_cpu:.3f} s of CPU, expected some, up to {want:.0f}")
+           f"interval) for {kid_cpu:.3f} s of CPU, expected some, up to {want:.0f}"
+           " (1.5 x CPU x rate)")
     # the split by executable is the kernel's own accounting: exact
     parent = procs[0]["cpu_seconds"]
     exes = rep["executables"]

@@ -27,8 +27,9 @@
  *              dlcloses libburnplugin.so in a loop, and after 0.8 s the
  *              main thread takes SIGPROF and ITIMER_PROF for itself while
  *              they run; prints whether its own handler ticked
- *   fill FILE S  spins S seconds of CPU, writes zeros to FILE until the
- *              disk is full, spins S more seconds, and removes FILE
+ *   fill FILE S [T]  spins S seconds of CPU, writes zeros to FILE until
+ *              the disk is full, spins T more seconds (S if not given),
+ *              and removes FILE
  *   refuse S   installs (prctl) a seccomp filter that refuses openat and
  *              fallocate with EPERM, before its first sample, then
  *              spins S seconds of CPU
@@ -250,7 +251,7 @@ install_seccomp(void)
 }
 
 static int
-mode_fill(const char *file, double seconds)
+mode_fill(const char *file, double seconds, double after)
 {
 	static char zeros[65536];
 	int fd;
@@ -264,7 +265,7 @@ mode_fill(const char *file, double seconds)
 	while (write(fd, zeros, sizeof(zeros)) > 0)
 		;
 	close(fd);
-	fault_spin(seconds);
+	fault_spin(after);
 	unlink(file);
 	printf("fill: survived a full disk\n");
 	return 0;
@@ -486,7 +487,8 @@ main(int argc, char **argv)
 	if (strcmp(mode, "seccomp") == 0 && argc > 2)
 		return mode_seccomp(argv[2]);
 	if (strcmp(mode, "fill") == 0 && argc > 3)
-		return mode_fill(argv[2], atof(argv[3]));
+		return mode_fill(argv[2], atof(argv[3]),
+				 atof(argv[argc > 4 ? 4 : 3]));
 	if (strcmp(mode, "refuse") == 0 && argc > 2)
 		return mode_refuse(atof(argv[2]));
 	if (strcmp(mode, "dlexit") == 0 && argc > 2)
