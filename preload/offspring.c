@@ -101,6 +101,16 @@ loader_is(const struct stat *st)
 
 /* Async-signal-safe. */
 void
+offspring_look_up(void)
+{
+	struct stat none = {0};
+
+	(void)loader_is(&none);
+	(void)environ_has_shim(true);
+}
+
+/* Async-signal-safe. */
+void
 offspring_attach(struct profrun_header *h, uint64_t off, pid_t pid)
 {
 	head = off ? (struct profrun_offspring *)((char *)h + off) : NULL;

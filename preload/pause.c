@@ -136,6 +136,14 @@ pause_set(bool pause)
 {
 	sigset_t old;
 
+	/* a process started without a pause setting has not reserved the
+	 * pause record and the threads' marks after it (reserve.c): they are
+	 * reserved before the first store, or the pause does not happen */
+	if (rec != NULL &&
+	    !reserve_room(
+		    rec, sizeof(*rec) + PROFRUN_THREAD_SLOTS * sizeof(uint64_t),
+		    false))
+		return;
 	pause_lock(&old);
 	if (shim_owns_profile())
 		flip_locked(pause);

@@ -570,7 +570,8 @@ shim_modules_before_fork(void)
 	int saved = errno;
 
 	if (shim_owns_profile())
-		modules_scan(g.tgt.exe, false);
+		if (shim_owns_profile())
+			modules_scan(g.tgt.exe, false);
 	errno = saved;
 }
 

@@ -121,7 +121,7 @@ void shim_warn(const char *msg);
  * Process-wide state of the shim, and the steps the interposers take. */
 enum shim_state {
 	SHIM_OFF = 0,	  /* not profiling (never started, failed, secure) */
-	SHIM_ON = 1,	  /* profil and our handler are live */
+	SHIM_ON = 1,	  /* our handler and the threads' timers are live */
 	SHIM_STOPPED = 2, /* a rival took over; the file stays as it was */
 };
 
@@ -223,6 +223,11 @@ struct offspring_image {
 /* Note our own dynamic loader (an exec of it runs a program that is
  * profiled).  Not async-signal-safe; call at start. */
 void offspring_init(void);
+
+/* Look up now what the first exec would (the loader's file, the other C
+ * library's shim), before a seccomp filter may refuse those calls.
+ * Async-signal-safe (stat, access). */
+void offspring_look_up(void);
 
 /* Record into the region at offset OFF of the member H (0: none), owned
  * by PID; detach: record nothing more (the member's blocks are given

@@ -786,8 +786,10 @@ before_seccomp(void)
 {
 	int saved = errno;
 
-	if (shim_is_owner())
+	if (shim_is_owner()) {
 		reserve_all();
+		offspring_look_up();
+	}
 	errno = saved;
 }
 

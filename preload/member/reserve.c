@@ -11,9 +11,10 @@
  *   at start   what is written before the first sample: the header's
  *              page (strings, command line, region list, the first
  *              module records), the page where the module paths meet the
- *              first thread records, the aggregate thread record, the
- *              stack area's head and the pause record when they are
- *              written from the start;
+ *              first thread records, the stack area's head and the pause
+ *              record when they are written from the start (the aggregate
+ *              thread record, past the last slot, when a thread first
+ *              needs it: reserve_room);
  *   the first  the page of the timeline's and the log's heads (the first
  *   samples    START_KEYS samples): by the handler of the first sample, so
  *              that a process that takes none (most short ones) makes no
@@ -58,8 +59,7 @@
 #define START_KEYS    128u	     /* samples before the rest is reserved */
 #define STACK_CHUNK   (512u * 1024u) /* stack slots reserved per step */
 #define MAX_START     5u
-#define MAX_EXTRA     5u    /* pages reserved one store at a time, then all */
-#define FIRST_SPINS   1000u /* yields a handler waits for the first page */
+#define MAX_EXTRA     5u /* pages reserved one store at a time, then all */
 
 enum rest_state { REST_NO, REST_BUSY, REST_DONE, REST_FAILED };
 
@@ -192,17 +192,21 @@ reserve_range(uint64_t lo, uint64_t hi)
 	return r;
 }
 
-/* The note that says why profiling stopped, copied by hand (no library
- * call: the handler may get here); the first reason stays.
- * Async-signal-safe. */
+/* The note that says why profiling stopped (ERR: the failed call's
+ * -errno), copied by hand (no library call: the handler may get here);
+ * the first reason stays.  Async-signal-safe. */
 static void
-stop_note(void)
+stop_note(int err)
 {
-	static const char note[] =
+	static const char full[] =
 		"profiling stopped: no disk space for the rest of the profile (or its reservation refused); the samples before are kept";
+	static const char gone[] =
+		"profiling stopped: room for more samples could not be reserved in the profile (the process changed its user or root, ran out of descriptors, or a filter refused the call); the samples before are kept";
+	const char *note =
+		err == -ENOSPC || err == -EDQUOT || err == -EFBIG ? full : gone;
 	struct profrun_header *h = (struct profrun_header *)rv.base;
 	volatile char *dst;
-	uint32_t none = 0;
+	uint32_t none = 0, i;
 
 	if (h == NULL || rv.note_area == 0)
 		return;
@@ -211,11 +215,21 @@ stop_note(void)
 	 * a racing writer_set_note keeps its own (the first) */
 	if (__atomic_load_n(&h->note_off, __ATOMIC_ACQUIRE) != none)
 		return;
-	for (uint32_t i = 0; i < sizeof(note) && i < SHIM_NOTE_MAX; i++)
-		dst[i] = i + 1 < SHIM_NOTE_MAX ? note[i] : '\0';
+	for (i = 0; note[i] != '\0' && i + 1 < SHIM_NOTE_MAX; i++)
+		dst[i] = note[i];
+	dst[i] = '\0';
 	__atomic_compare_exchange_n(&h->note_off, &none, rv.note_area, false,
 				    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 	__atomic_or_fetch(&h->flags, PROFRUN_F_STOPPED, __ATOMIC_RELEASE);
+}
+
+/* Profiling stops for lack of room (ERR as stop_note): every later
+ * reservation and sample refused, and the note.  Async-signal-safe. */
+static void
+stop_for(int err)
+{
+	__atomic_store_n(&rv.rest, REST_FAILED, __ATOMIC_RELEASE);
+	stop_note(err);
 }
 
 /* Reserve the rest once; WAIT: for another thread reserving it (never
@@ -224,7 +238,7 @@ stop_note(void)
 static bool
 reserve_rest(bool wait)
 {
-	int s = __atomic_load_n(&rv.rest, __ATOMIC_ACQUIRE);
+	int s = __atomic_load_n(&rv.rest, __ATOMIC_ACQUIRE), r;
 
 	for (;;) {
 		if (s == REST_DONE)
@@ -242,49 +256,39 @@ reserve_rest(bool wait)
 			s = __atomic_load_n(&rv.rest, __ATOMIC_ACQUIRE);
 		}
 	}
-	s = reserve_range(0, rv.rest_hi) == 0 ? REST_DONE : REST_FAILED;
+	r = reserve_range(0, rv.rest_hi);
+	s = r == 0 ? REST_DONE : REST_FAILED;
 	if (s == REST_FAILED)
-		stop_note();
+		stop_note(r);
 	__atomic_store_n(&rv.rest, s, __ATOMIC_RELEASE);
 	return s == REST_DONE;
 }
 
-/* The first samples' page, by the handler of the first sample; one that
- * comes on another thread meanwhile waits for it a moment (that handler
- * runs on another thread, never one this one interrupted: only handlers
- * reserve it), and is not counted if the wait runs out.
- * Async-signal-safe. */
+/* The first samples' page, by the handler of the first sample.  One that
+ * comes on another thread while that one reserves it reserves it as well
+ * (fallocate of a range already reserved changes nothing) rather than
+ * wait or drop its sample.  Async-signal-safe. */
 static bool
 reserve_first(void)
 {
-	int s = __atomic_load_n(&rv.first_state, __ATOMIC_ACQUIRE);
+	int s = __atomic_load_n(&rv.first_state, __ATOMIC_ACQUIRE), r;
 
-	for (unsigned spins = 0;; spins++) {
-		if (s == REST_DONE)
-			return true;
-		if (s == REST_FAILED || rv.base == NULL)
-			return false;
-		if (s == REST_NO &&
-		    __atomic_compare_exchange_n(&rv.first_state, &s, REST_BUSY,
-						false, __ATOMIC_ACQ_REL,
-						__ATOMIC_ACQUIRE))
-			break;
-		if (s == REST_BUSY) {
-			if (spins >= FIRST_SPINS)
-				return false;
-			syscall(SYS_sched_yield);
-			s = __atomic_load_n(&rv.first_state, __ATOMIC_ACQUIRE);
-		}
-	}
-	s = reserve_range(rv.first.lo, rv.first.hi) == 0 ? REST_DONE
-							 : REST_FAILED;
-	if (s == REST_FAILED) {
-		/* as for the rest: profiling stops here */
-		__atomic_store_n(&rv.rest, REST_FAILED, __ATOMIC_RELEASE);
-		stop_note();
-	}
-	__atomic_store_n(&rv.first_state, s, __ATOMIC_RELEASE);
-	return s == REST_DONE;
+	if (s == REST_DONE)
+		return true;
+	if (s == REST_FAILED || rv.base == NULL)
+		return false;
+	if (s != REST_NO ||
+	    !__atomic_compare_exchange_n(&rv.first_state, &s, REST_BUSY, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return s == REST_DONE ||
+		       (s != REST_FAILED &&
+			reserve_range(rv.first.lo, rv.first.hi) == 0);
+	r = reserve_range(rv.first.lo, rv.first.hi);
+	if (r < 0)
+		stop_for(r); /* as for the rest: profiling stops here */
+	__atomic_store_n(&rv.first_state, r == 0 ? REST_DONE : REST_FAILED,
+			 __ATOMIC_RELEASE);
+	return r == 0;
 }
 
 /* Outside the handler, a store outside the start set reserves its own
@@ -327,7 +331,7 @@ static bool
 reserve_stacks(uint64_t end, bool wait)
 {
 	uint64_t done, to;
-	int busy;
+	int busy, r;
 	bool ok;
 
 	for (;;) {
@@ -350,14 +354,12 @@ reserve_stacks(uint64_t end, bool wait)
 	to = rv.stacks_lo + page_up(to - rv.stacks_lo, STACK_CHUNK);
 	if (to > rv.stacks_hi)
 		to = rv.stacks_hi;
-	ok = to <= done || reserve_range(done, to) == 0;
+	r = to <= done ? 0 : reserve_range(done, to);
+	ok = r == 0;
 	if (ok && to > done)
 		__atomic_store_n(&rv.stacks_done, to, __ATOMIC_RELEASE);
-	if (!ok) {
-		/* as for the rest: profiling stops here */
-		__atomic_store_n(&rv.rest, REST_FAILED, __ATOMIC_RELEASE);
-		stop_note();
-	}
+	if (!ok) /* as for the rest: profiling stops here */
+		stop_for(r);
 	__atomic_store_n(&rv.stack_busy, 0, __ATOMIC_RELEASE);
 	return ok;
 }

@@ -104,16 +104,18 @@ void jit_copy_out(const char *dir, const char *member, pid_t pid,
 		  int64_t start_ns);
 
 /* ---------------------------------------------------------------- timer.c */
-/* Start profil() over C's histogram, put our handler in front of profil's
- * and re-arm ITIMER_PROF at FREQ Hz unless it is profil's 100 Hz.  Fills
+/* Install our SIGPROF handler counting into C and arm each thread's CPU
+ * timer for FREQ Hz (threads.c); -EBUSY when SIGPROF already has a
+ * handler or ITIMER_PROF is armed (a rival came first).  Fills
  * interval_us, rate_requested and RATE_CLIPPED in the header.  On failure
- * profiling is left off.  Async-signal-safe (profil, sigaction, setitimer),
- * but the caller must not run concurrently with another start/stop. */
+ * profiling is left off.  Async-signal-safe (sigaction, getitimer,
+ * timer_create), but the caller must not run concurrently with another
+ * start/stop. */
 int timer_start(const struct collect *c, uint32_t freq);
 
 /* Switch profiling off without letting a pending SIGPROF reach a default
- * action: disarm ITIMER_PROF, ignore SIGPROF (discards pending ones),
- * profil(NULL) and restore the action the program believes it has.
+ * action: disarm the threads' timers, ignore SIGPROF (discards pending
+ * ones) and restore the action the program believes it has.
  * Async-signal-safe. */
 void timer_stop(void);
 
@@ -125,9 +127,10 @@ void timer_stop(void);
  * Async-signal-safe. */
 void timer_close(void);
 
-/* timer_stop() before an exec: the same, but profil()'s state is left
- * (it dies with the image; after a failed exec timer_start() restarts
- * it), which saves its two system calls.  Async-signal-safe. */
+/* timer_stop() before an exec: the same, but SIGPROF's action is put
+ * back only when the program's is not SIG_IGN (the new image keeps an
+ * ignored SIGPROF; after a failed exec timer_start() installs the handler
+ * again).  Async-signal-safe. */
 void timer_stop_exec(void);
 
 /* In a fork child, before anything else: forget the parent's other

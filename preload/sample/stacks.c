@@ -48,6 +48,7 @@ static struct {
 	uint32_t stack_max; /* 0 = stacks off */
 	uint32_t slot_count;
 	uint32_t slot_size;
+	pid_t pid; /* whose stack a copy reads: this process, asked at attach */
 	struct profrun_stacks *area; /* in the current member, or NULL */
 } st;
 
@@ -55,6 +56,8 @@ static struct {
 static __thread uintptr_t t_lo __attribute__((tls_model("initial-exec")));
 static __thread uintptr_t t_hi __attribute__((tls_model("initial-exec")));
 static __thread uint64_t t_rng __attribute__((tls_model("initial-exec")));
+/* The calling thread's id, set when it starts (0: not known, asked) */
+static __thread int t_tid __attribute__((tls_model("initial-exec")));
 
 /* Not async-signal-safe (called once, from the settings). */
 void
@@ -93,6 +96,7 @@ stacks_attach(struct profrun_header *h, uint64_t off)
 		return;
 	}
 	a = (struct profrun_stacks *)((char *)h + off);
+	st.pid = (pid_t)syscall(SYS_getpid);
 	a->slot_size = st.slot_size;
 	a->slot_count = st.slot_count;
 	a->stack_max = st.stack_max;
@@ -111,7 +115,8 @@ stacks_thread_start(void)
 
 	if (st.stack_max == 0)
 		return;
-	t_rng = (uint64_t)syscall(SYS_gettid) * 0x9e3779b97f4a7c15ull ^
+	t_tid = (int)syscall(SYS_gettid);
+	t_rng = (uint64_t)t_tid * 0x9e3779b97f4a7c15ull ^
 		(uint64_t)writer_now_ns();
 	if (pthread_getattr_np(pthread_self(), &attr) != 0)
 		return;
@@ -127,6 +132,16 @@ void
 stacks_fork_child(void)
 {
 	t_rng ^= (uint64_t)syscall(SYS_getpid) << 32 | 0x5bd1e995u;
+	if (t_tid != 0)
+		t_tid = (int)syscall(SYS_gettid);
+}
+
+/* The calling thread's id: kept from its start (a system call less per
+ * sample), else asked.  Async-signal-safe. */
+static int
+self_tid(void)
+{
+	return t_tid != 0 ? t_tid : (int)syscall(SYS_gettid);
 }
 
 /* Async-signal-safe. */
@@ -243,7 +258,8 @@ copy_checked(void *dst, uintptr_t sp, size_t len)
 		off += chunk;
 		n++;
 	}
-	r = syscall(SYS_process_vm_readv, (pid_t)syscall(SYS_getpid), local, n,
+	r = syscall(SYS_process_vm_readv,
+		    st.pid != 0 ? st.pid : (pid_t)syscall(SYS_getpid), local, n,
 		    remote, n, 0);
 	if (r < 0 && errno == ENOSYS) {
 		__atomic_store_n(&no_vm_readv, true, __ATOMIC_RELAXED);
@@ -330,7 +346,7 @@ stacks_record(void *ctx, uint32_t count, uint32_t gen, uint64_t time_ns)
 	len = copy_checked(slot_data(s), sp, want);
 	if (len == 0)
 		__atomic_add_fetch(&a->failed, 1, __ATOMIC_RELAXED);
-	s->tid = (int32_t)syscall(SYS_gettid);
+	s->tid = (int32_t)self_tid();
 	s->size = (uint32_t)len;
 	s->flags = (len == a->stack_max ? PROFRUN_STACK_PARTIAL : 0) |
 		   PROFRUN_STACK_TIMED;

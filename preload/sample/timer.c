@@ -199,7 +199,7 @@ arm_rate(struct profrun_header *h, uint32_t freq)
 	return 0;
 }
 
-/* Our handler for SIGPROF, counting into C.  Async-signal-safe. */
+/* Our handler for SIGPROF (it counts into `active`).  Async-signal-safe. */
 static int
 install_handler(void)
 {

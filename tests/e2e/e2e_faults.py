@@ -286,6 +286,9 @@ def full_ext2_disk_never_kills_the_program(tmp):
         expect(cp.returncode == 0 and cp.stdout.startswith("split done"),
                f"exit {cp.returncode} (135 is SIGBUS): {cp.stdout!r} {cp.stderr!r}")
         os.unlink(fill)
+        # the run directory made first: a disk too full for it is refused
+        # before the program runs (one line, exit 1)
+        os.mkdir(os.path.join(mnt, "full.prof"), 0o700)
         with open(os.path.join(mnt, "fill2"), "wb") as f:  # full before start
             try:
                 while True:
@@ -371,6 +374,26 @@ def disk_filled_before_the_first_sample_stops_sampling(tmp):
     expect(p["stopped_early"] and "no disk space" in p["stopped_early"],
            f"no note of the stop: {p}")
     expect(total <= 128, f"{total} samples counted after the disk was full")
+
+
+@case
+def pause_call_on_a_full_disk_never_kills_the_program(tmp):
+    # a program that pauses through <profrun/profrun.h>, run without a
+    # pause setting: the pause record's page is not reserved at start.
+    # The disk is full once the member's first two pages are in, so that
+    # page cannot be had: the pause does not happen rather than store
+    # into it (SIGBUS, 135, before)
+    mnt = small_tmpfs(tmp, 64 << 10)
+    try:
+        with open(os.path.join(mnt, "fill"), "wb") as f:
+            f.write(bytes(56 << 10))
+        out = os.path.join(mnt, "p.prof")
+        cp = run([PROFRUN, "-q", "-o", out, "--", wl("pause"), "bracket", "0.3"])
+        expect(cp.returncode == 0 and cp.stdout == "bracket done\n",
+               f"exit {cp.returncode} (135 is SIGBUS): {cp.stdout!r} {cp.stderr!r}")
+        expect(os.listdir(out), "no member: the profile was not even created")
+    finally:
+        run(["umount", mnt])
 
 
 @case
