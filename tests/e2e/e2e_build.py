@@ -172,7 +172,8 @@ def process_without_samples_makes_few_system_calls(tmp):
     bare = len(traced_calls(bare_log, "/bin/true"))
     for attempt in range(8):
         out, log = os.path.join(tmp, f"t{attempt}.prof"), os.path.join(tmp, f"t{attempt}.txt")
-        cp = run(["strace", "-f", "-o", log, PROFRUN, "-q", "-o", out, "--", "/bin/true"])
+        cp = run(["strace", "-f", "-o", log, PROFRUN, "-q", "-o", out, "--", "/bin/true"],
+                 env=e2e.traced_env())
         expect(cp.returncode == 0, f"exit {cp.returncode}: {cp.stderr!r}")
         if not took(report_json(out)["processes"][0]):
             break

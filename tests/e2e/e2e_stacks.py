@@ -351,7 +351,7 @@ def exit_of_a_long_g_run_gives_back_in_few_calls(tmp):
     out, log = os.path.join(tmp, "long.prof"), os.path.join(tmp, "strace.txt")
     cp = run(["strace", "-f", "-e", "trace=madvise", "-o", log, PROFRUN, "-g", "-q",
               "-F", "1000", "-o", out, "--", wl("split"), cpu_for(500, 1000)],
-             timeout=120)
+             timeout=120, env=e2e.traced_env())
     if cp.returncode != 0 and "ptrace" in cp.stderr:
         raise Skip(f"strace cannot trace here: {cp.stderr.strip()}")
     expect(cp.returncode == 0, f"exit {cp.returncode}: {cp.stderr!r}")
