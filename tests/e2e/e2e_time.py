@@ -363,22 +363,34 @@ def trace_lanes_nest_stacks_and_show_the_phases(tmp):
                                           for lo, hi in mains))
     expect(phases and inside == len(phases),
            f"{inside} of {len(phases)} phase slices lie within a slice of main")
-    # a, b, a over the main thread's time on the CPU (its slices' length)
-    total, at = sum(e["dur"] for e in phases), 0.0
-    parts = [{"phase_a": 0.0, "phase_b": 0.0} for _ in range(3)]
-    for e in phases:
-        mid = (at + e["dur"] / 2) / total * 3
-        at += e["dur"]
-        k = min(2, int(mid))
-        if 0.25 <= mid - k <= 0.75:
-            parts[k][e["name"]] += e["dur"]
-    # slices last in wall time: on a loaded machine a descheduled thread's
-    # slice stretches, so at least 85% (a trace out of time order gives a
-    # third of each phase in every third, a swapped one under 15%)
-    for k, fn in enumerate(("phase_a", "phase_b", "phase_a")):
-        other = "phase_b" if fn == "phase_a" else "phase_a"
-        expect(parts[k][fn] >= 0.85 * (parts[k][fn] + parts[k][other]) > 0,
-               f"third {k + 1} of the main thread's slices: {parts[k]} µs, expected {fn}")
+    # a, b, a in time order.  Slices last in wall time: on a loaded machine
+    # a descheduled thread's slice stretches (a gap shorter than two
+    # samples is not cut), and one phase can take far more wall time than
+    # the others (seen: phase_b stretched into the last third of the
+    # slices' time), so the order is checked, not where the thirds fall:
+    # the best split of the slices into an a, a b and an a part leaves at
+    # most 15% of their time in the wrong part, and each part holds at
+    # least 10% of it in its own phase (a trace out of time order mixes
+    # the phases in every part; a swapped one, b a b, or one cut short,
+    # a b, has no a part at one end)
+    durs = [e["dur"] for e in phases]
+    total = sum(durs)
+    is_a = [e["name"] == "phase_a" for e in phases]
+    # before[i]: (time of a, time of b) in the first i slices
+    before = [(0.0, 0.0)]
+    for a, d in zip(is_a, durs):
+        before.append((before[-1][0] + d * a, before[-1][1] + d * (not a)))
+    n, all_a, all_b = len(phases), before[-1][0], before[-1][1]
+    best = None
+    for i in range(n + 1):
+        for j in range(i, n + 1):
+            wrong = before[i][1] + (before[j][0] - before[i][0]) + (all_b - before[j][1])
+            parts = (before[i][0], before[j][1] - before[i][1], all_a - before[j][0])
+            if min(parts) >= 0.10 * total and (best is None or wrong < best[0]):
+                best = (wrong, i, j, parts)
+    expect(best is not None and best[0] <= 0.15 * total,
+           f"the main thread's phase slices are not a, b, a in time order: best split "
+           f"{best}, phase_a {all_a:.0f} µs, phase_b {all_b:.0f} µs in {n} slices")
 
 
 @case
