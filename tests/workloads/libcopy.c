@@ -10,10 +10,10 @@
  * The order is drawn, never steered by the time measured so far.  A loop
  * that ran "whichever phase is behind" locked its rounds to the
  * scheduler's tick (most likely through the tick's own cost, charged to
- * the round it interrupts, which then runs less often): any sampler that
- * fires on the tick, profrun or a bare timer_create() in the program, saw
- * 0.12 to 0.58 of the samples in libc for a split of 0.40, in runs of
- * thirty samples in a row in the same phase (HZ=250, 100 Hz, 2-core VM).
+ * the round it interrupts, which then runs less often): profrun, a bare
+ * timer_create() in the program and perf's cpu-clock all saw 0.12 to 0.59
+ * of the samples in libc for a split of 0.40, with runs of thirty samples
+ * in a row in the same phase (HZ=250, 100 Hz, 2-core VM).
  * Only the draw's odds follow the rounds' mean lengths so far, a coupling
  * too weak to lock; drawn, the shares stay within binomial noise.
  *
@@ -63,8 +63,11 @@ main(int argc, char **argv)
 		double own_len = n_own ? in_own / n_own : 1e-4;
 		double odds = share * own_len /
 			      (share * own_len + (1 - share) * libc_len);
-		bool libc = (double)(workload_random() >> 11) <
-			    odds * (double)(1UL << 53);
+		unsigned long weight[2];
+
+		weight[1] = (unsigned long)(odds * 1e6);
+		weight[0] = 1000000 - weight[1];
+		bool libc = workload_pick(weight, 2) == 1;
 
 		if (libc)
 			n_libc++;
