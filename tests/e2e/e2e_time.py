@@ -12,7 +12,12 @@ thirds phase_a.  Phases are judged away from their edges (the middle of
 each third), each of those of at least PART samples: of its samples in
 phase_a or phase_b (the rest are the loop's, reading the CPU clock), at
 least 98% are the phase's (one of the other phase there is a misplaced
-sample: none is expected).
+sample: none is expected), or those of the other phase all came with one
+signal.  On a loaded machine the kernel can deliver a CPU timer's signal
+late, after tens of intervals (seen: 97, with the signal bare of
+profrun); the expirations merged into it (si_overrun) are samples at
+the PC where it lands, with its time, and one that lands early in a
+phase brings the end of the phase before it.
 
 Usage: e2e_time.py CASE (exit 0 pass, 1 fail, 77 skip)."""
 
@@ -123,11 +128,18 @@ def record_phases(tmp, name, *extra, worker=True, part=PART):
     return out, os.path.join(out, members[0])
 
 
-def check_phase(got, other, what):
-    """GOT samples of the phase expected, OTHER of the other one: at least
-    PART in all, at least 98% the expected one's."""
-    expect(got + other >= PART and got >= 0.98 * (got + other),
-           f"{what}: {got} samples of it, {other} of the other phase")
+def check_phase(signals, fn, what):
+    """SIGNALS, [(function, samples)] each one delivery of the timer's
+    signal, hold at least PART samples of phase FN and the other phase,
+    at least 98% FN's, or those of the other phase came with one signal
+    (a late one, with expirations merged into it)."""
+    other = "phase_b" if fn == "phase_a" else "phase_a"
+    got = sum(n for f, n in signals if f == fn)
+    wrong = [n for f, n in signals if f == other]
+    expect(got + sum(wrong) >= PART and
+           (got >= 0.98 * (got + sum(wrong)) or len(wrong) == 1),
+           f"{what}: {got} samples of it, {sum(wrong)} of the other phase "
+           f"in {len(wrong)} signals")
 
 
 def thirds(seq):
@@ -167,13 +179,15 @@ def timeline_keeps_each_sample_with_time_and_thread(tmp):
     worker = [i for i, (_, n) in threads.items() if n == "worker"][0]
     main = sorted((t, pc - h["load_bias"]) for t, pc, th in entries if th != worker)
 
-    def share(part, fn):
-        lo, hi = sym[fn]
-        return sum(1 for _, a in part if lo <= a < hi)
+    def signals(part):
+        """The samples of PART by signal: those of one time, at one PC."""
+        got = {}
+        for t, a in part:
+            name = [f for f, (lo, hi) in sym.items() if lo <= a < hi]
+            got[t, a] = (name[0] if name else "", got.get((t, a), ("", 0))[1] + 1)
+        return list(got.values())
     for k, (part, fn) in enumerate(zip(thirds(main), ("phase_a", "phase_b", "phase_a"))):
-        other = "phase_b" if fn == "phase_a" else "phase_a"
-        check_phase(share(part, fn), share(part, other),
-                    f"main thread's third {k + 1} in time order is {fn}")
+        check_phase(signals(part), fn, f"main thread's third {k + 1} in time order is {fn}")
     wpcs = [pc - h["load_bias"] for _, pc, th in entries if th == worker]
     inw = sum(1 for a in wpcs if sym["phase_w"][0] <= a < sym["phase_w"][1])
     expect(inw >= 0.8 * len(wpcs), f"the worker's samples: {inw} of {len(wpcs)} in phase_w")
@@ -202,9 +216,10 @@ def speedscope(out, *extra):
 
 
 def leaf_thirds(d, profile):
-    """The leaf functions of PROFILE's samples in the middle halves of the
-    thirds of its time, by weight: a sample standing for n (merged timer
-    expirations, its weight n times the least) n times."""
+    """The samples of PROFILE in the middle halves of the thirds of its
+    time, by weight, as [(leaf function, n)]: a sample standing for n
+    (merged timer expirations, its weight n times the least) is one of
+    n."""
     frames = d["shared"]["frames"]
     total, at, parts = sum(profile["weights"]), 0.0, [[], [], []]
     least = min(profile["weights"])
@@ -213,7 +228,7 @@ def leaf_thirds(d, profile):
         at += w
         k = min(2, int(mid * 3))
         if 0.25 <= mid * 3 - k <= 0.75:
-            parts[k] += [frames[smp[-1]]["name"]] * round(w / least)
+            parts[k].append((frames[smp[-1]]["name"], round(w / least)))
     return parts
 
 
@@ -226,9 +241,7 @@ def check_speedscope_phases(d, cpu, what):
            f"{what}: profiles {names}")
     main = d["profiles"][0]
     for k, (part, fn) in enumerate(zip(leaf_thirds(d, main), ("phase_a", "phase_b", "phase_a"))):
-        other = "phase_b" if fn == "phase_a" else "phase_a"
-        check_phase(part.count(fn), part.count(other),
-                    f"{what}: the main thread's third {k + 1} of the timeline is {fn}")
+        check_phase(part, fn, f"{what}: the main thread's third {k + 1} of the timeline is {fn}")
     got = sum(main["weights"])
     expect(abs(got - cpu) <= 0.15 * cpu + 0.05,
            f"{what}: the main thread's weights add up to {got:.3f} s, its CPU {cpu:.3f} s")
@@ -428,6 +441,23 @@ def phase_samples(rep):
     return {fn: e2e.samples_of(rep, fn) for fn in ("phase_a", "phase_b")}
 
 
+def window_signals(member, lo, hi):
+    """The main thread's samples in the window [LO, HI) (seconds after the
+    start, as --time is given them) by signal, as check_phase takes them,
+    and by phase, as phase_samples gives them."""
+    h, threads, (_, _, entries) = member_timeline(member)
+    sym = symbol_ranges(wl("phases"), ["phase_a", "phase_b"])
+    lo_ns, hi_ns = round(float(lo) * 1e9), round(float(hi) * 1e9)
+    got = {}
+    for t, pc, th in entries:
+        if threads.get(th, (0, ""))[1] == "worker" or not lo_ns <= t < hi_ns:
+            continue
+        name = [f for f, (a, b) in sym.items() if a <= pc - h["load_bias"] < b]
+        got[t, pc] = (name[0] if name else "", got.get((t, pc), ("", 0))[1] + 1)
+    signals = list(got.values())
+    return signals, {fn: sum(n for f, n in signals if f == fn) for fn in sym}
+
+
 def phase_edges(member, worker=None):
     """The times (s after the start) of the main thread's samples at a
     third and two thirds of them, and a quarter of the time between."""
@@ -444,7 +474,10 @@ def time_window_picks_one_phase(tmp):
     middle = f"{t1 + d:.3f}-{t2 - d:.3f}"
     rep = report_json(out, "--time", middle)
     got = phase_samples(rep)
-    check_phase(got["phase_b"], got["phase_a"], f"--time {middle} (the middle phase)")
+    # the report's samples are those of the timeline in the window
+    signals, in_tl = window_signals(member, f"{t1 + d:.3f}", f"{t2 - d:.3f}")
+    expect(got == in_tl, f"--time {middle}: {got}, the timeline has {in_tl} in it")
+    check_phase(signals, "phase_b", f"--time {middle} (the middle phase)")
     expect(rep["window"] == {"start": round(t1 + d, 3), "end": round(t2 - d, 3),
                              "from": "process"}, f"window {rep['window']}")
     # the run's start is the one process's: +START-END is the same window
@@ -452,19 +485,22 @@ def time_window_picks_one_phase(tmp):
     expect(phase_samples(plus) == got, f"+{middle}: {phase_samples(plus)}, not {got}")
     first = report_json(out, "--time", f"0-{t1 - d:.3f}")
     got = phase_samples(first)
-    check_phase(got["phase_a"], got["phase_b"], f"--time 0-{t1 - d:.3f} (the first phase)")
+    signals, in_tl = window_signals(member, "0", f"{t1 - d:.3f}")
+    expect(got == in_tl, f"--time 0-{t1 - d:.3f}: {got}, the timeline has {in_tl} in it")
+    check_phase(signals, "phase_a", f"--time 0-{t1 - d:.3f} (the first phase)")
     # every view: the stacks and the time-ordered views of the window too
     cp = run([PROFRUN, "report", "--format", "folded", "--time", middle, out])
     leaves = {}
     for line in cp.stdout.splitlines():
         stack, n = line.rsplit(" ", 1)
         leaves[stack.split(";")[-1]] = leaves.get(stack.split(";")[-1], 0) + int(n)
-    check_phase(leaves.get("phase_b", 0), leaves.get("phase_a", 0),
-                f"folded stacks of --time {middle}")
+    expect({fn: leaves.get(fn, 0) for fn in in_tl} == phase_samples(rep),
+           f"folded stacks of --time {middle}: {leaves}, the report {phase_samples(rep)}")
     d_ss, _ = speedscope(out, "--time", middle)
     fr = d_ss["shared"]["frames"]
     ss_leaves = [fr[smp[-1]]["name"] for smp in d_ss["profiles"][0]["samples"]]
-    expect(ss_leaves.count("phase_a") <= 0.02 * len(ss_leaves) and
+    # a sample of speedscope's is a signal (merged expirations, its weight)
+    expect(ss_leaves.count("phase_a") <= max(1, 0.02 * len(ss_leaves)) and
            ss_leaves.count("phase_b") > 0, f"speedscope of --time {middle}: {ss_leaves}")
     # refused: no times to cut by, and windows that are none
     merged = os.path.join(tmp, "m.prof")
