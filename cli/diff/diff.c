@@ -58,8 +58,11 @@ add_row(struct diff *d, struct diff_rows *rows, bool inclusive,
 	r->base_pct = d->base.total ? 100.0 * r->base / d->base.total : 0;
 	r->new_pct = d->new.total ? 100.0 * r->new / d->new.total : 0;
 	r->delta = r->new_pct - r->base_pct;
-	r->p_value =
-		two_proportion_p(r->base, d->base.total, r->new, d->new.total);
+	/* each side as many samples taken one by one as vary as much */
+	r->p_value = two_proportion_p(
+		(double)r->base / d->base.deff,
+		(double)d->base.total / d->base.deff,
+		(double)r->new / d->new.deff, (double)d->new.total / d->new.deff);
 }
 
 /* Whether F takes part in the comparison of self or inclusive shares:

@@ -37,6 +37,8 @@ struct diff_side {
 	bool callers_known; /* and those of the callers without samples of
 			     * their own (not in reports of older versions) */
 	uint64_t total;	    /* all samples, the denominator of every share */
+	double deff;	    /* total over the effective samples (samples
+			     * in bursts, README Limits), >= 1 */
 	struct diff_fn *fns;
 	size_t n, cap;
 	char **mains; /* short names of its main executables */
@@ -146,7 +148,7 @@ int diff_map_modules(struct diff *d);
 bool diff_fails(const struct diff *d);
 
 /* Statistics (diff/stats.c). */
-double two_proportion_p(uint64_t x1, uint64_t n1, uint64_t x2, uint64_t n2);
+double two_proportion_p(double x1, double n1, double x2, double n2);
 void holm_significant(const double *p, size_t m, double alpha, bool *sig);
 
 /* Output (diff/output.c).  0, or -1 on a write error. */

@@ -135,6 +135,7 @@ diff_side_from_report(struct diff_side *s, const char *path,
 	s->path = path;
 	s->report = (struct report *)r;
 	s->total = r->total;
+	s->deff = r->deff > 1 ? r->deff : 1;
 	s->has_inclusive = r->stacks.present;
 	s->callers_known = true;
 	if (opts->inclusive && !s->has_inclusive)
@@ -211,6 +212,26 @@ json_count(json_object *o, const char *key)
 	    !json_object_is_type(v, json_type_int))
 		return -1;
 	return json_object_get_int64(v);
+}
+
+/* S's samples.effective (SAMPLES): null or absent (earlier versions)
+ * for samples taken one by one, else at least 1 and at most the total. */
+static int
+json_effective(struct diff_side *s, json_object *samples)
+{
+	json_object *v;
+	int64_t n;
+
+	s->deff = 1;
+	if (!json_object_object_get_ex(samples, "effective", &v) || v == NULL)
+		return 0;
+	n = json_count(samples, "effective");
+	if (n < 0 || (uint64_t)n > s->total || (n == 0 && s->total > 0))
+		return side_error(
+			s, "samples.effective is not a count of 1 to samples.total");
+	if (n > 0)
+		s->deff = (double)s->total / (double)n;
+	return 0;
 }
 
 static int
@@ -377,6 +398,8 @@ load_json_object(struct diff_side *s, json_object *root, bool inclusive)
 		return side_error(
 			s, "a report without samples.total or functions");
 	s->total = (uint64_t)total;
+	if (json_effective(s, samples))
+		return -1;
 	s->has_inclusive = json_has_inclusive(funcs);
 	if (inclusive && !s->has_inclusive)
 		return side_error(

@@ -16,16 +16,16 @@
 #include "diff.h"
 
 double
-two_proportion_p(uint64_t x1, uint64_t n1, uint64_t x2, uint64_t n2)
+two_proportion_p(double x1, double n1, double x2, double n2)
 {
 	double p1, p2, p, se, d, inv;
 
-	if (n1 == 0 || n2 == 0)
+	if (n1 <= 0 || n2 <= 0)
 		return 1.0;
-	p1 = (double)x1 / (double)n1;
-	p2 = (double)x2 / (double)n2;
-	p = (double)(x1 + x2) / (double)(n1 + n2);
-	inv = 1.0 / (double)n1 + 1.0 / (double)n2;
+	p1 = x1 / n1;
+	p2 = x2 / n2;
+	p = (x1 + x2) / (n1 + n2);
+	inv = 1.0 / n1 + 1.0 / n2;
 	if (p <= 0 || p >= 1)
 		return 1.0;
 	se = sqrt(p * (1 - p) * inv);

@@ -506,6 +506,22 @@ json_report(const struct report *r)
 	json_add_u64(s, "outside", r->outside);
 	json_add_u64(s, "kernel", r->kernel);
 	json_add_u64(s, "overhead", r->overhead);
+	/* how they came: signals of the timer, the most one brought, and
+	 * as many samples taken one by one as would vary as much (null
+	 * when not known: profiles of earlier versions) */
+	json_object_object_add(s, "signals",
+			       r->bursts_known
+				       ? json_object_new_int64((int64_t)r->signals)
+				       : NULL);
+	json_object_object_add(
+		s, "largest_burst",
+		r->bursts_known ? json_object_new_int64(r->burst_max) : NULL);
+	json_object_object_add(
+		s, "effective",
+		r->bursts_known
+			? json_object_new_int64(
+				  (int64_t)floor((double)r->total / r->deff))
+			: NULL);
 	if (!r->opts->main_only) {
 		json_add_u64(s, "libraries", r->in_libs);
 		json_add_u64(s, "vdso", r->in_vdso);

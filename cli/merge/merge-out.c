@@ -22,6 +22,14 @@
 #define REPLACE_HINT "refusing to replace it"
 
 /* Combine the header of P into H (P is not the first). */
+/* Whether H counts how its samples came (it has none, or an earlier
+ * writer's did not count). */
+static bool
+bursts_known(const struct profrun_header *h)
+{
+	return h->signals != 0 || h->samples_total == 0;
+}
+
 static void
 header_add(struct profrun_header *h, const struct profile *p)
 {
@@ -39,6 +47,17 @@ header_add(struct profrun_header *h, const struct profile *p)
 	h->cpu_sys_ns += s->cpu_sys_ns;
 	h->cpu_start_ns += s->cpu_start_ns;
 	h->wraps_lost += s->wraps_lost;
+	/* how the samples came: known for the whole only when known for
+	 * every part with samples */
+	if (bursts_known(h) && bursts_known(s)) {
+		h->signals += s->signals;
+		h->samples_sq += s->samples_sq;
+		if (s->burst_max > h->burst_max)
+			h->burst_max = s->burst_max;
+	} else {
+		h->signals = h->samples_sq = h->burst_max = 0;
+		h->samples_total = 1; /* stays not known */
+	}
 	h->flags |= s->flags;
 	if (s->state != h->state)
 		h->state = done ? PROFRUN_STATE_EXITED : PROFRUN_STATE_RUNNING;

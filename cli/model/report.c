@@ -284,18 +284,43 @@ compute_rate(struct report *r)
 		r->rate_hz = cap;
 }
 
+/* P's counts of how its CPU samples came into R, and its CPU samples and
+ * the sum of their signals' squares into *SAMPLES and *SQ; R's are not
+ * known once a process with samples has none (an earlier writer's). */
+static void
+count_bursts(struct report *r, const struct profile *p, double *samples,
+	     double *sq)
+{
+	uint64_t cpu = p->main + p->outside - p->blocked_samples;
+
+	if (cpu == 0)
+		return;
+	if (p->hdr.signals == 0 || p->hdr.samples_sq < cpu) {
+		r->bursts_known = false;
+		return;
+	}
+	r->signals += p->hdr.signals;
+	if (p->hdr.burst_max > r->burst_max)
+		r->burst_max = p->hdr.burst_max;
+	*samples += (double)cpu;
+	*sq += (double)p->hdr.samples_sq;
+}
+
 static void
 compute_totals(struct report *r)
 {
 	const struct profile *p;
+	double cpu_samples = 0, samples_sq = 0;
 	uint64_t shim;
 	size_t i;
 
 	r->complete = true;
+	r->bursts_known = true;
 	for (i = 0; i < r->nprocs; i++) {
 		p = r->procs[i].p;
 		r->main += p->main;
 		r->outside += p->outside;
+		count_bursts(r, p, &cpu_samples, &samples_sq);
 		/* profrun's own cost is not the program's: its samples are
 		 * left out of the totals and the rows */
 		shim = outside_overhead(p);
@@ -313,6 +338,11 @@ compute_totals(struct report *r)
 	r->tick_hz = r->procs[0].p->hdr.tick_hz;
 	r->outside -= r->overhead < r->outside ? r->overhead : r->outside;
 	r->total = r->main + r->outside;
+	r->deff = 1;
+	if (!r->bursts_known)
+		r->signals = r->burst_max = 0;
+	else if (cpu_samples > 0 && samples_sq > cpu_samples)
+		r->deff = samples_sq / cpu_samples;
 	compute_rate(r);
 }
 

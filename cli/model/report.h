@@ -88,6 +88,13 @@ struct report {
 				 * (KEY_LINE_CALLER) with lines_by_caller */
 
 	uint64_t total, main, outside; /* total = main + outside */
+	/* how the CPU samples came (format.h): in SIGNALS signals, at most
+	 * BURST_MAX by one; a share varies as with TOTAL / DEFF samples
+	 * taken one by one (DEFF = 1 when not known: BURSTS_KNOWN false) */
+	uint64_t signals;
+	uint32_t burst_max;
+	double deff;
+	bool bursts_known;
 	uint64_t overhead;     /* in profrun's own shim: the cost of profiling,
 			    * left out of the samples above and the rows */
 	uint64_t kernel;       /* of the functions' samples, taken right after a

@@ -79,6 +79,35 @@ recount(struct profile *p, const uint64_t *keys, size_t n, char *err,
 	return 0;
 }
 
+/* P's counts of how its samples came (format.h), made again from the N
+ * samples of its timeline kept (in time order): a signal's samples are
+ * those of one thread at one time and PC. */
+static void
+limit_bursts(struct profile *p, size_t n)
+{
+	struct profrun_header *h = &p->hdr;
+	uint64_t run = 0;
+
+	if (h->signals == 0)
+		return; /* not counted: an earlier writer's */
+	h->signals = h->samples_sq = h->burst_max = 0;
+	for (size_t i = 0; i <= n; i++) {
+		const struct profile_tick *k = i < n ? &p->ticks[i] : NULL;
+		const struct profile_tick *prev = i > 0 ? &p->ticks[i - 1] : NULL;
+
+		if (run > 0 && (k == NULL || k->blocked || k->t_ns != prev->t_ns ||
+				k->thread != prev->thread || k->key != prev->key)) {
+			h->signals++;
+			h->samples_sq += run * run;
+			if (run > h->burst_max)
+				h->burst_max = (uint32_t)run;
+			run = 0;
+		}
+		if (k != NULL && !k->blocked)
+			run++;
+	}
+}
+
 int
 profile_limit_time(struct profile *p, uint64_t lo_ns, uint64_t hi_ns, char *err,
 		   size_t errlen)
@@ -118,6 +147,7 @@ profile_limit_time(struct profile *p, uint64_t lo_ns, uint64_t hi_ns, char *err,
 	ret = recount(p, keys, n, err, errlen);
 	if (ret == 0) {
 		limit_threads(p, in, all);
+		limit_bursts(p, n);
 		limit_cpu(p, n - profile_wall_limit(p, lo_ns, hi_ns), total);
 		p->windowed = true;
 		p->window_lo = lo_ns;

@@ -623,6 +623,17 @@ struct profrun_header {
 	/* threads the program started with clone(CLONE_THREAD) itself: no
 	 * timer of ours covers them (appended to version 1) */
 	uint32_t clone_threads;
+
+	/* how the samples came (appended to version 1: all zero in files of
+	 * earlier writers).  A signal of a timer brings 1 + si_overrun
+	 * samples at the PC where it lands: the expirations the kernel
+	 * merged while it was pending, many when it was delivered late (a
+	 * loaded machine).  Shares then vary as much as with
+	 * samples_total^2 / samples_sq samples taken one by one. */
+	uint64_t signals;    /* signals that brought samples */
+	uint64_t samples_sq; /* the sum over them of (samples)^2 */
+	uint32_t burst_max;  /* the most samples one signal brought */
+	uint32_t reserved4;
 };
 
 /* Little-endian hosts only: the histogram is written natively by profil. */

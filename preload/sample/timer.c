@@ -90,6 +90,22 @@ foreign_sigprof(const siginfo_t *si)
 		timer_foreign_action();
 }
 
+/* One more signal, that brought N samples, into H's counts of how the
+ * samples came (format.h).  Async-signal-safe. */
+static void
+count_signal(struct profrun_header *h, uint64_t n)
+{
+	uint32_t most = __atomic_load_n(&h->burst_max, __ATOMIC_RELAXED);
+
+	__atomic_add_fetch(&h->signals, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&h->samples_sq, n * n, __ATOMIC_RELAXED);
+	while (n > most &&
+	       !__atomic_compare_exchange_n(&h->burst_max, &most, (uint32_t)n,
+					    true, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED))
+		;
+}
+
 /* Count N samples at the context UC into C: the histogram or the PC
  * table, the thread's record, its stack.  Async-signal-safe. */
 static void
@@ -109,6 +125,7 @@ count_samples(const struct collect *c, uint64_t n, void *uc)
 		jit_sample(c->hdr, pc);
 	for (uint64_t i = 0; i < n; i++)
 		collect_count(c, pc);
+	count_signal(c->hdr, n);
 	/* the vdso's clock: a read of memory, no system call */
 	if (clock_gettime(CLOCK_MONOTONIC, &ts) == 0)
 		now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;

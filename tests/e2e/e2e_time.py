@@ -39,7 +39,7 @@ import mkprofile  # noqa: E402
 CASES = {}
 FREQ = e2e.DEFAULT_FREQ
 PART = 60    # samples each phase is judged on
-HEADER_FMT = mkprofile.HEADER_FMT + "QIIIIQII"
+HEADER_FMT = mkprofile.HEADER_FMT + "QIIIIQIIQQII"
 HEADER_FIELDS = (
     "magic version min_version header_size file_size strings_off strings_size "
     "wrap_slots wraps_off hist_off nbuckets text_start text_end load_bias "
@@ -50,7 +50,7 @@ HEADER_FIELDS = (
     "module_slots module_count modstr_off modstr_size modules_lost "
     "mod_generation vdso_size vdso_off pcs_unmapped threads_off thread_slots "
     "thread_count timer_kind interval_ns regions_off region_count "
-    "reserved3").split()
+    "clone_threads signals samples_sq burst_max reserved4").split()
 REGION_TIMELINE = 16
 NS_MASK = (1 << 48) - 1
 
@@ -251,6 +251,63 @@ def main_thread_cpu(out):
     rep = report_json(out, "--by-thread")
     return [t["cpu_seconds"] for p in rep["processes"] for t in p["threads"]
             if t["name"] != "worker"][0]
+
+
+def signals_of(entries):
+    """The samples of the timeline ENTRIES by signal: {(time, PC,
+    thread): samples}."""
+    got = {}
+    for t, pc, th in entries:
+        got[t, pc, th] = got.get((t, pc, th), 0) + 1
+    return got
+
+
+@case
+def bursts_are_counted_as_the_kernel_brought_them(tmp):
+    """A system call that keeps the kernel busy for many intervals (the
+    bursts workload maps memory with MAP_POPULATE) ends with one signal
+    bringing the expirations merged meanwhile: the header counts the
+    signals, their squares and the largest exactly as the timeline holds
+    them, and the report says the samples came in bursts."""
+    bare = run([wl("bursts"), "0.2"])
+    out = os.path.join(tmp, "b.prof")
+    cp = run([PROFRUN, "-q", "-F", str(FREQ), "-o", out, wl("bursts"), "2"], timeout=300)
+    expect(cp.returncode == bare.returncode == 0 and cp.stdout.startswith("bursts done: ")
+           and bare.stdout.startswith("bursts done: "),
+           f"bursts: exit {cp.returncode} (bare {bare.returncode}): {cp.stdout!r} {cp.stderr!r}")
+    member = os.path.join(out, os.listdir(out)[0])
+    h, _, (claimed, _, entries) = member_timeline(member)
+    expect(claimed == h["samples_total"] == len(entries),
+           f"timeline: {claimed} claimed, {len(entries)} stored, {h['samples_total']} samples")
+    sig = signals_of(entries)
+    want = (len(sig), sum(n * n for n in sig.values()), max(sig.values()))
+    got = (h["signals"], h["samples_sq"], h["burst_max"])
+    expect(got == want, f"header (signals, squares, largest) {got}, the timeline's {want}")
+    # a 128 MiB map takes the kernel tens of ms: bursts of several
+    expect(h["burst_max"] >= 4 and h["signals"] < 0.8 * h["samples_total"],
+           f"{h['signals']} signals for {h['samples_total']} samples, largest {h['burst_max']}")
+    rep = report_json(out)
+    s = rep["samples"]
+    eff = s["total"] ** 2 // h["samples_sq"]
+    expect(s["signals"] == h["signals"] and s["largest_burst"] == h["burst_max"] and
+           abs(s["effective"] - eff) <= 1 + 0.01 * eff,
+           f"JSON samples {s}, header {want}, effective {eff}")
+    text = run([PROFRUN, "report", out]).stdout
+    line = f"samples came in bursts: {h['samples_total']} samples in {h['signals']} signals, " \
+           f"up to {h['burst_max']} at once"
+    expect(line in text and f"shares vary as with {s['effective']} samples" in text,
+           f"the report does not say {line!r}:\n{text[:600]}")
+    # a window of time counts the bursts in it; a merge keeps them
+    half = (h["end_ns"] - h["start_ns"]) / 2e9
+    win = report_json(out, "--time", f"0-{half:.3f}")["samples"]
+    first = signals_of([e for e in entries if e[0] < round(half, 3) * 1e9])
+    expect((win["signals"], win["largest_burst"]) == (len(first), max(first.values())),
+           f"--time 0-{half:.3f}: {win}, the timeline's {len(first)} signals")
+    merged = os.path.join(tmp, "m.prof")
+    expect(run([PROFRUN, "merge", "-o", merged, out]).returncode == 0, "merge")
+    m = report_json(merged)["samples"]
+    expect((m["signals"], m["largest_burst"], m["effective"]) ==
+           (s["signals"], s["largest_burst"], s["effective"]), f"merged {m}, recorded {s}")
 
 
 @case

@@ -21,6 +21,12 @@ test_p_values(void)
 	/* symmetric in the two sides */
 	CHECK(two_proportion_p(300, 1000, 250, 1000) ==
 	      two_proportion_p(250, 1000, 300, 1000));
+	/* samples in bursts (design effect 2: counts halved) weigh less */
+	CHECK(fabs(two_proportion_p(125, 500, 150, 500) -
+		   erfc((0.05 - 0.002) / sqrt(0.275 * 0.725 * 0.004) /
+			sqrt(2.0))) < 1e-12);
+	CHECK(two_proportion_p(125, 500, 150, 500) >
+	      5 * two_proportion_p(250, 1000, 300, 1000));
 	/* a 4x slowdown of a 10% function over 500 samples is beyond doubt */
 	CHECK(two_proportion_p(50, 500, 154, 500) < 1e-12);
 }
