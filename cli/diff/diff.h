@@ -149,6 +149,14 @@ bool diff_fails(const struct diff *d);
 
 /* Statistics (diff/stats.c). */
 double two_proportion_p(double x1, double n1, double x2, double n2);
+
+/* S's effective samples: its total over its design effect. */
+uint64_t diff_side_effective(const struct diff_side *s);
+
+/* "N samples", or "N samples, in bursts: tested as M" when S's samples
+ * came in bursts, into BUF (LEN bytes); returns BUF. */
+const char *diff_side_samples(const struct diff_side *s, char *buf,
+			      size_t len);
 void holm_significant(const double *p, size_t m, double alpha, bool *sig);
 
 /* Output (diff/output.c).  0, or -1 on a write error. */

@@ -141,15 +141,17 @@ md_incl_head(const struct diff *d, FILE *out)
 static void
 md_foot(const struct diff *d, FILE *out)
 {
+	char bs[96], ns[96];
+
 	fputs("\nBASE `", out);
 	markdown_cell(out, d->base.path);
-	fprintf(out, "`: %" PRIu64 " samples; NEW `", d->base.total);
+	fprintf(out, "`: %s; NEW `",
+		diff_side_samples(&d->base, bs, sizeof(bs)));
 	markdown_cell(out, d->new.path);
 	fprintf(out,
-		"`: %" PRIu64
-		" samples.  %s at %g%% family-wise confidence over %zu functions; flagged beyond %g points.\n",
-		d->new.total, diff_method_text(), d->opts->confidence, d->nrows,
-		d->opts->threshold);
+		"`: %s.  %s at %g%% family-wise confidence over %zu functions; flagged beyond %g points.\n",
+		diff_side_samples(&d->new, ns, sizeof(ns)), diff_method_text(),
+		d->opts->confidence, d->nrows, d->opts->threshold);
 }
 
 /* Fit both tables in what the fixed parts leave: each gets half, and what

@@ -123,11 +123,11 @@ diff_text(const struct diff *d, FILE *out)
 	struct diff_rows gate = {d->rows, d->nrows, d->regressions,
 				 d->improvements};
 	size_t i, n = diff_shown_rows(d, &gate);
+	char bs[96], ns[96];
 
-	fprintf(out,
-		"profrun diff: BASE %s (%" PRIu64 " samples), NEW %s (%" PRIu64
-		" samples)\n",
-		d->base.path, d->base.total, d->new.path, d->new.total);
+	fprintf(out, "profrun diff: BASE %s (%s), NEW %s (%s)\n", d->base.path,
+		diff_side_samples(&d->base, bs, sizeof(bs)), d->new.path,
+		diff_side_samples(&d->new, ns, sizeof(ns)));
 	fprintf(out,
 		"method: %s at %g%% family-wise confidence over %zu functions; flagged when a share changes by more than %g points\n\n",
 		diff_method_text(), d->opts->confidence, d->nrows,
@@ -253,6 +253,8 @@ json_side(const struct diff_side *s)
 		o, "kind",
 		json_object_new_string(s->from_json ? "json" : "profile"));
 	json_add_u64(o, "samples", s->total);
+	/* as many samples taken one by one as vary as much (docs/diff.md) */
+	json_add_u64(o, "effective_samples", diff_side_effective(s));
 	return o;
 }
 

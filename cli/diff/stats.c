@@ -10,7 +10,9 @@
  * which keeps the chance of any false alarm (family-wise) at or below
  * alpha with no assumption about how the tests depend on each other.
  */
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "diff.h"
@@ -33,6 +35,27 @@ two_proportion_p(double x1, double n1, double x2, double n2)
 	if (d <= 0)
 		return 1.0;
 	return erfc(d / se / sqrt(2.0));
+}
+
+uint64_t
+diff_side_effective(const struct diff_side *s)
+{
+	return s->deff > 1 ? (uint64_t)floor((double)s->total / s->deff)
+			   : s->total;
+}
+
+const char *
+diff_side_samples(const struct diff_side *s, char *buf, size_t len)
+{
+	uint64_t eff = diff_side_effective(s);
+
+	if (eff < s->total)
+		snprintf(buf, len,
+			 "%" PRIu64 " samples, in bursts: tested as %" PRIu64,
+			 s->total, eff);
+	else
+		snprintf(buf, len, "%" PRIu64 " samples", s->total);
+	return buf;
 }
 
 struct ranked {

@@ -682,7 +682,13 @@ def diff_weighs_samples_that_came_in_bursts(tmp):
     # most of it), and both sides' profiles keep their own
     b = generated_report(tmp, "base.json", base, effective=400)
     n = generated_report(tmp, "new.json", new)
-    expect(diff(b, n).returncode == 0, "a side in bursts is taken as samples one by one")
+    cp = diff(b, n)
+    expect(cp.returncode == 0, "a side in bursts is taken as samples one by one")
+    expect(f"BASE {b} (10000 samples, in bursts: tested as 400), NEW {n} (10000 samples)"
+           in cp.stdout, f"the sides' samples are not said: {cp.stdout[:300]}")
+    d = json.loads(diff("--format", "json", b, n).stdout)
+    expect((d["base"]["effective_samples"], d["new"]["effective_samples"]) == (400, 10000),
+           f"JSON sides {d['base']}, {d['new']}")
     for bad in (0, 10001, -5, "many", 2.5):
         b = generated_report(tmp, "bad.json", base, effective=bad)
         cp = diff(b, generated_report(tmp, "new.json", new))
