@@ -295,7 +295,11 @@ count_bursts(struct report *r, const struct profile *p, double *samples,
 
 	if (cpu == 0)
 		return;
-	if (p->hdr.signals == 0 || p->hdr.samples_sq < cpu) {
+	/* counts no writer could have made (a damaged file) are not used:
+	 * k signals of n samples have n <= sum k^2 <= n^2 */
+	if (p->hdr.signals == 0 || p->hdr.signals > cpu ||
+	    p->hdr.burst_max > cpu || p->hdr.samples_sq < cpu ||
+	    (double)p->hdr.samples_sq > (double)cpu * (double)cpu) {
 		r->bursts_known = false;
 		return;
 	}
