@@ -519,8 +519,7 @@ json_report(const struct report *r)
 	json_object_object_add(
 		s, "effective",
 		r->bursts_known
-			? json_object_new_int64(
-				  (int64_t)floor((double)r->total / r->deff))
+			? json_object_new_int64((int64_t)report_effective(r))
 			: NULL);
 	if (!r->opts->main_only) {
 		json_add_u64(s, "libraries", r->in_libs);

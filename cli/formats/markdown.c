@@ -31,6 +31,11 @@ md_summary(FILE *out, const struct report *r)
 		r->total, report_percent(r, r->main));
 	if (r->rate_measured)
 		fprintf(out, ", %.1f Hz, %.2f s CPU", r->rate_hz, r->cpu_known);
+	if (report_bursts_noted(r))
+		fprintf(out,
+			" (samples in bursts: shares vary as with %" PRIu64
+			" samples taken one by one)",
+			report_effective(r));
 	if (!r->complete)
 		fputs(" (cut short)", out);
 	if (r->run->skipped > 0)

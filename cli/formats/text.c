@@ -356,10 +356,6 @@ short_processes(const struct report *r, double hz)
 	return n;
 }
 
-/* Bursts that make the shares this much noisier (their variance) are
- * said. */
-#define BURSTS_NOTED 2.0
-
 /* Rate line, then one line for each significant shortfall.  The rate to
  * expect is the armed one, or the kernel's tick when that is lower (and
  * known): what is missing beyond that was lost, mostly to profiling
@@ -370,14 +366,15 @@ print_rate(FILE *out, const struct report *r)
 	double expected, got, cap = r->armed_hz;
 
 	print_rate_line(out, r);
-	if (r->bursts_known && r->deff >= BURSTS_NOTED)
+	if (report_bursts_noted(r))
 		fprintf(out,
 			"  samples came in bursts: %" PRIu64
 			" samples in %" PRIu64
 			" signals, up to %" PRIu32
-			" at once (a signal that comes late, after a long system call or on a loaded machine, brings every interval since at one PC); shares vary as with %.0f samples taken one by one\n",
+			" at once (a signal that comes late, after a long system call or on a loaded machine, brings every interval since at one PC); shares vary as with %" PRIu64
+			" samples taken one by one\n",
 			r->total + r->overhead, r->signals, r->burst_max,
-			floor((double)r->total / r->deff));
+			report_effective(r));
 	if (r->armed_hz > 0 && r->armed_hz < r->requested_hz * 0.9 &&
 	    !(r->clipped && r->tick_hz > 0 && r->armed_hz >= r->tick_hz * 0.99))
 		fprintf(out,

@@ -5,6 +5,7 @@
  * and merge functions by (module, name).
  */
 #define _GNU_SOURCE
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -282,6 +283,19 @@ compute_rate(struct report *r)
 	cap = rate_cap(r);
 	if (r->rate_measured && cap > 0 && r->rate_hz > cap)
 		r->rate_hz = cap;
+}
+
+uint64_t
+report_effective(const struct report *r)
+{
+	return r->deff > 1 ? (uint64_t)floor((double)r->total / r->deff)
+			   : r->total;
+}
+
+bool
+report_bursts_noted(const struct report *r)
+{
+	return r->bursts_known && r->deff >= REPORT_BURSTS_NOTED;
 }
 
 /* P's counts of how its CPU samples came into R, and its CPU samples and

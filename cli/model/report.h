@@ -208,4 +208,15 @@ int report_processes(struct report *r);
  * (executables.c) */
 int report_executables(struct report *r);
 
+/* Samples in bursts that make the shares this much noisier (their
+ * variance) are said in the reports read by people. */
+#define REPORT_BURSTS_NOTED 2.0
+
+/* R's effective samples: as many taken one by one as vary as much as its
+ * own (its total when they did not come in bursts, or that is not known). */
+uint64_t report_effective(const struct report *r);
+
+/* Whether R's samples came in bursts that the reports should say. */
+bool report_bursts_noted(const struct report *r);
+
 #endif /* PROFRUN_CLI_REPORT_H */

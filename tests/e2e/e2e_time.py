@@ -298,6 +298,9 @@ def bursts_are_counted_as_the_kernel_brought_them(tmp):
            f"up to {h['burst_max']} at once"
     expect(line in text and f"shares vary as with {s['effective']} samples" in text,
            f"the report does not say {line!r}:\n{text[:600]}")
+    md = run([PROFRUN, "report", "--format", "markdown", out]).stdout.splitlines()[0]
+    expect(md.endswith(f" (samples in bursts: shares vary as with {s['effective']} samples "
+                       "taken one by one)"), f"the Markdown summary: {md}")
     # a window of time counts the bursts in it; a merge keeps them
     half = (h["end_ns"] - h["start_ns"]) / 2e9
     win = report_json(out, "--time", f"0-{half:.3f}")["samples"]
