@@ -21,7 +21,6 @@
 /* What the user may do when OUT is not a run directory. */
 #define REPLACE_HINT "refusing to replace it"
 
-/* Combine the header of P into H (P is not the first). */
 /* Whether H counts how its samples came (it has none, or an earlier
  * writer's did not count). */
 static bool
@@ -30,6 +29,7 @@ bursts_known(const struct profrun_header *h)
 	return h->signals != 0 || h->samples_total == 0;
 }
 
+/* Combine the header of P into H (P is not the first). */
 static void
 header_add(struct profrun_header *h, const struct profile *p)
 {
