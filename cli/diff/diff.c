@@ -59,10 +59,10 @@ add_row(struct diff *d, struct diff_rows *rows, bool inclusive,
 	r->new_pct = d->new.total ? 100.0 * r->new / d->new.total : 0;
 	r->delta = r->new_pct - r->base_pct;
 	/* each side as many samples taken one by one as vary as much */
-	r->p_value = two_proportion_p(
-		(double)r->base / d->base.deff,
-		(double)d->base.total / d->base.deff,
-		(double)r->new / d->new.deff, (double)d->new.total / d->new.deff);
+	r->p_value = two_proportion_p((double)r->base / d->base.deff,
+				      (double)d->base.total / d->base.deff,
+				      (double)r->new / d->new.deff,
+				      (double)d->new.total / d->new.deff);
 }
 
 /* Whether F takes part in the comparison of self or inclusive shares:

@@ -155,8 +155,7 @@ uint64_t diff_side_effective(const struct diff_side *s);
 
 /* "N samples", or "N samples, in bursts: tested as M" when S's samples
  * came in bursts, into BUF (LEN bytes); returns BUF. */
-const char *diff_side_samples(const struct diff_side *s, char *buf,
-			      size_t len);
+const char *diff_side_samples(const struct diff_side *s, char *buf, size_t len);
 void holm_significant(const double *p, size_t m, double alpha, bool *sig);
 
 /* Output (diff/output.c).  0, or -1 on a write error. */

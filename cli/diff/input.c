@@ -228,7 +228,8 @@ json_effective(struct diff_side *s, json_object *samples)
 	n = json_count(samples, "effective");
 	if (n < 0 || (uint64_t)n > s->total || (n == 0 && s->total > 0))
 		return side_error(
-			s, "samples.effective is not a count of 1 to samples.total");
+			s,
+			"samples.effective is not a count of 1 to samples.total");
 	if (n > 0)
 		s->deff = (double)s->total / (double)n;
 	return 0;

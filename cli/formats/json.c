@@ -509,10 +509,10 @@ json_report(const struct report *r)
 	/* how they came: signals of the timer, the most one brought, and
 	 * as many samples taken one by one as would vary as much (null
 	 * when not known: profiles of earlier versions) */
-	json_object_object_add(s, "signals",
-			       r->bursts_known
-				       ? json_object_new_int64((int64_t)r->signals)
-				       : NULL);
+	json_object_object_add(
+		s, "signals",
+		r->bursts_known ? json_object_new_int64((int64_t)r->signals)
+				: NULL);
 	json_object_object_add(
 		s, "largest_burst",
 		r->bursts_known ? json_object_new_int64(r->burst_max) : NULL);

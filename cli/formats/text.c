@@ -369,8 +369,7 @@ print_rate(FILE *out, const struct report *r)
 	if (report_bursts_noted(r))
 		fprintf(out,
 			"  samples came in bursts: %" PRIu64
-			" samples in %" PRIu64
-			" signals, up to %" PRIu32
+			" samples in %" PRIu64 " signals, up to %" PRIu32
 			" at once (a signal that comes late, after a long system call or on a loaded machine, brings every interval since at one PC); shares vary as with %" PRIu64
 			" samples taken one by one\n",
 			r->total + r->overhead, r->signals, r->burst_max,

@@ -93,10 +93,12 @@ limit_bursts(struct profile *p, size_t n)
 	h->signals = h->samples_sq = h->burst_max = 0;
 	for (size_t i = 0; i <= n; i++) {
 		const struct profile_tick *k = i < n ? &p->ticks[i] : NULL;
-		const struct profile_tick *prev = i > 0 ? &p->ticks[i - 1] : NULL;
+		const struct profile_tick *prev =
+			i > 0 ? &p->ticks[i - 1] : NULL;
 
-		if (run > 0 && (k == NULL || k->blocked || k->t_ns != prev->t_ns ||
-				k->thread != prev->thread || k->key != prev->key)) {
+		if (run > 0 &&
+		    (k == NULL || k->blocked || k->t_ns != prev->t_ns ||
+		     k->thread != prev->thread || k->key != prev->key)) {
 			h->signals++;
 			h->samples_sq += run * run;
 			if (run > h->burst_max)

@@ -99,10 +99,9 @@ count_signal(struct profrun_header *h, uint64_t n)
 
 	__atomic_add_fetch(&h->signals, 1, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&h->samples_sq, n * n, __ATOMIC_RELAXED);
-	while (n > most &&
-	       !__atomic_compare_exchange_n(&h->burst_max, &most, (uint32_t)n,
-					    true, __ATOMIC_RELAXED,
-					    __ATOMIC_RELAXED))
+	while (n > most && !__atomic_compare_exchange_n(
+				   &h->burst_max, &most, (uint32_t)n, true,
+				   __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		;
 }
 
