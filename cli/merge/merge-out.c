@@ -47,17 +47,10 @@ header_add(struct profrun_header *h, const struct profile *p)
 	h->cpu_sys_ns += s->cpu_sys_ns;
 	h->cpu_start_ns += s->cpu_start_ns;
 	h->wraps_lost += s->wraps_lost;
-	/* how the samples came: known for the whole only when known for
-	 * every part with samples */
-	if (bursts_known(h) && bursts_known(s)) {
-		h->signals += s->signals;
-		h->samples_sq += s->samples_sq;
-		if (s->burst_max > h->burst_max)
-			h->burst_max = s->burst_max;
-	} else {
-		h->signals = h->samples_sq = h->burst_max = 0;
-		h->samples_total = 1; /* stays not known */
-	}
+	h->signals += s->signals;
+	h->samples_sq += s->samples_sq;
+	if (s->burst_max > h->burst_max)
+		h->burst_max = s->burst_max;
 	h->flags |= s->flags;
 	if (s->state != h->state)
 		h->state = done ? PROFRUN_STATE_EXITED : PROFRUN_STATE_RUNNING;
@@ -66,10 +59,11 @@ header_add(struct profrun_header *h, const struct profile *p)
 }
 
 /* Combine into MB the headers of the members of IM's binary in P (of
- * every one in P when ALL), and keep the first note. */
+ * every one in P when ALL), and keep the first note; *BURSTS stays true
+ * while each counted how its samples came. */
 static void
 image_header(struct member *mb, const struct image *im,
-	     const struct profile **p, size_t n, bool all)
+	     const struct profile **p, size_t n, bool all, bool *bursts)
 {
 	size_t i;
 
@@ -78,6 +72,7 @@ image_header(struct member *mb, const struct image *im,
 		    (!all && !profile_same_binary(im->ref, p[i])))
 			continue;
 		header_add(&mb->hdr, p[i]);
+		*bursts = *bursts && bursts_known(&p[i]->hdr);
 		mb->paused_ns +=
 			p[i]->has_pause ? p[i]->pause.paused_cpu_ns : 0;
 		if (!mb->note && p[i]->note)
@@ -116,6 +111,7 @@ write_image(const char *dir, const struct image *im,
 	uint8_t *frames = NULL;
 	char *path = run_member_path(dir, (uint32_t)im->ref->hdr.pid);
 	bool is_ref = profile_same_binary(im->ref, ref);
+	bool bursts = bursts_known(&im->ref->hdr);
 	int ret = -1;
 
 	if (path && image_outside(&mo, im, same, nsame, false) == 0 &&
@@ -135,9 +131,13 @@ write_image(const char *dir, const struct image *im,
 	}
 	mb.hdr = im->ref->hdr;
 	mb.paused_ns = im->ref->has_pause ? im->ref->pause.paused_cpu_ns : 0;
-	image_header(&mb, im, same, nsame, false);
+	image_header(&mb, im, same, nsame, false, &bursts);
 	if (is_ref)
-		image_header(&mb, im, foreign, nforeign, true);
+		image_header(&mb, im, foreign, nforeign, true, &bursts);
+	/* how the samples came is known for the whole only when known for
+	 * every part with samples */
+	if (!bursts)
+		mb.hdr.signals = mb.hdr.samples_sq = mb.hdr.burst_max = 0;
 	mb.hdr.samples_total = im->main + im->outside;
 	mb.hdr.samples_outside = im->outside;
 	ret = member_write(path, &mb);

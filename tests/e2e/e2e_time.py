@@ -22,6 +22,7 @@ phase brings the end of the phase before it.
 Usage: e2e_time.py CASE (exit 0 pass, 1 fail, 77 skip)."""
 
 import base64
+import collections
 import json
 import os
 import re
@@ -142,6 +143,16 @@ def check_phase(signals, fn, what):
            f"in {len(wrong)} signals")
 
 
+def by_signal(samples, sym):
+    """SAMPLES, [(time, link-time address)] of one thread, by signal (the
+    samples of one time at one address), as check_phase takes them: each
+    named by the function of SYM ({name: (lo, hi)}) it fell in, "" for
+    none."""
+    got = collections.Counter(samples)
+    return [(([f for f, (lo, hi) in sym.items() if lo <= a < hi] or [""])[0], n)
+            for (_, a), n in got.items()]
+
+
 def thirds(seq):
     """The middle halves of the first, second and last thirds of SEQ: the
     phases away from their edges."""
@@ -179,15 +190,8 @@ def timeline_keeps_each_sample_with_time_and_thread(tmp):
     worker = [i for i, (_, n) in threads.items() if n == "worker"][0]
     main = sorted((t, pc - h["load_bias"]) for t, pc, th in entries if th != worker)
 
-    def signals(part):
-        """The samples of PART by signal: those of one time, at one PC."""
-        got = {}
-        for t, a in part:
-            name = [f for f, (lo, hi) in sym.items() if lo <= a < hi]
-            got[t, a] = (name[0] if name else "", got.get((t, a), ("", 0))[1] + 1)
-        return list(got.values())
     for k, (part, fn) in enumerate(zip(thirds(main), ("phase_a", "phase_b", "phase_a"))):
-        check_phase(signals(part), fn, f"main thread's third {k + 1} in time order is {fn}")
+        check_phase(by_signal(part, sym), fn, f"main thread's third {k + 1} in time order is {fn}")
     wpcs = [pc - h["load_bias"] for _, pc, th in entries if th == worker]
     inw = sum(1 for a in wpcs if sym["phase_w"][0] <= a < sym["phase_w"][1])
     expect(inw >= 0.8 * len(wpcs), f"the worker's samples: {inw} of {len(wpcs)} in phase_w")
@@ -253,15 +257,6 @@ def main_thread_cpu(out):
             if t["name"] != "worker"][0]
 
 
-def signals_of(entries):
-    """The samples of the timeline ENTRIES by signal: {(time, PC,
-    thread): samples}."""
-    got = {}
-    for t, pc, th in entries:
-        got[t, pc, th] = got.get((t, pc, th), 0) + 1
-    return got
-
-
 @case
 def bursts_are_counted_as_the_kernel_brought_them(tmp):
     """A system call that keeps the kernel busy for many intervals (the
@@ -279,7 +274,7 @@ def bursts_are_counted_as_the_kernel_brought_them(tmp):
     h, _, (claimed, _, entries) = member_timeline(member)
     expect(claimed == h["samples_total"] == len(entries),
            f"timeline: {claimed} claimed, {len(entries)} stored, {h['samples_total']} samples")
-    sig = signals_of(entries)
+    sig = collections.Counter(entries)  # a signal's samples: one time, PC and thread
     want = (len(sig), sum(n * n for n in sig.values()), max(sig.values()))
     got = (h["signals"], h["samples_sq"], h["burst_max"])
     expect(got == want, f"header (signals, squares, largest) {got}, the timeline's {want}")
@@ -304,7 +299,7 @@ def bursts_are_counted_as_the_kernel_brought_them(tmp):
     # a window of time counts the bursts in it; a merge keeps them
     half = (h["end_ns"] - h["start_ns"]) / 2e9
     win = report_json(out, "--time", f"0-{half:.3f}")["samples"]
-    first = signals_of([e for e in entries if e[0] < round(half, 3) * 1e9])
+    first = collections.Counter(e for e in entries if e[0] < round(half, 3) * 1e9)
     expect((win["signals"], win["largest_burst"]) == (len(first), max(first.values())),
            f"--time 0-{half:.3f}: {win}, the timeline's {len(first)} signals")
     merged = os.path.join(tmp, "m.prof")
@@ -509,13 +504,8 @@ def window_signals(member, lo, hi):
     h, threads, (_, _, entries) = member_timeline(member)
     sym = symbol_ranges(wl("phases"), ["phase_a", "phase_b"])
     lo_ns, hi_ns = round(float(lo) * 1e9), round(float(hi) * 1e9)
-    got = {}
-    for t, pc, th in entries:
-        if threads.get(th, (0, ""))[1] == "worker" or not lo_ns <= t < hi_ns:
-            continue
-        name = [f for f, (a, b) in sym.items() if a <= pc - h["load_bias"] < b]
-        got[t, pc] = (name[0] if name else "", got.get((t, pc), ("", 0))[1] + 1)
-    signals = list(got.values())
+    signals = by_signal([(t, pc - h["load_bias"]) for t, pc, th in entries
+                         if threads.get(th, (0, ""))[1] != "worker" and lo_ns <= t < hi_ns], sym)
     return signals, {fn: sum(n for f, n in signals if f == fn) for fn in sym}
 
 

@@ -2,9 +2,10 @@
 /* bursts [CPU_SECONDS]: spins in user code (spin) and, in turn, maps
  * anonymous memory with MAP_POPULATE and unmaps it: the kernel clears the
  * pages inside one system call, for many of the timer's intervals (the
- * size, from 64 MiB, doubles until a map takes 40 ms, at most 1 GiB), and the timer's signal, delivered on its return, brings the
- * expirations merged meanwhile (si_overrun): samples in bursts, as a
- * loaded machine gives them.  Prints one line and exits 0. */
+ * size, from 64 MiB, doubles until a map takes 40 ms, at most 1 GiB), and
+ * the timer's signal, delivered on its return, brings the expirations
+ * merged meanwhile (si_overrun): samples in bursts, as a loaded machine
+ * gives them.  Prints one line and exits 0. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <sys/mman.h>
