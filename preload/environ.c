@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arch/arch.h"
 #include "libc/libc.h"
 #include "shim.h"
 
@@ -34,17 +35,20 @@
 
 extern char **environ;
 
+/* The strings are packed into buf one after the other: a process touches
+ * only the pages they take (a page fault each at start), not a page for
+ * each path's full size. */
 static struct {
-	bool on;	/* variables kept: merging (or noting) is possible */
-	bool exact;	/* PROFRUN_EXACT_ENV: note, never merge */
-	bool asan_flag; /* ASAN_OPTIONS held ASAN_FLAG at start */
+	bool on;	 /* variables kept: merging (or noting) is possible */
+	bool exact;	 /* PROFRUN_EXACT_ENV: note, never merge */
+	bool asan_flag;	 /* ASAN_OPTIONS held ASAN_FLAG at start */
+	int other_there; /* 0 not yet looked for, 1 there, -1 not */
 	size_t n;
 	const char *vars[ENV_MAX_VARS]; /* "NAME=value", in buf */
-	char shim[PATH_MAX];		/* our own path */
-	char other[PATH_MAX];		/* the other C library's, or "" */
-	int other_there; /* 0 not yet looked for, 1 there, -1 not */
-	char buf[4 * PATH_MAX];
-} ev;
+	const char *shim;		/* our own path, in buf */
+	const char *other; /* the other C library's, in buf, or NULL */
+	char buf[6 * PATH_MAX];
+} ev ARCH_LARGE_SECTION;
 
 /* File names of the two shims, which are installed side by side. */
 #define GLIBC_SHIM "libprofrun.so"
@@ -58,23 +62,46 @@ static __thread const char *t_drop __attribute__((tls_model("initial-exec")));
  * the other C library's), nothing put back */
 static __thread bool t_swap_only __attribute__((tls_model("initial-exec")));
 
+/* Copy S into ev.buf at *USED; NULL when it does not fit.
+ * Async-signal-safe. */
+static const char *
+keep(const char *s, size_t len, size_t *used)
+{
+	char *d = ev.buf + *used;
+
+	if (len + 1 > sizeof(ev.buf) - *used)
+		return NULL;
+	memcpy(d, s, len);
+	d[len] = '\0';
+	*used += len + 1;
+	return d;
+}
+
 /* The path the other C library's shim has beside our own at SELF into
- * ev.other; whether it is there is asked at the first exec that needs it
- * (other_shim), not by every process at start.  Not async-signal-safe. */
+ * ev.other (ev.buf at *USED); whether it is there is asked at the first
+ * exec that needs it (other_shim), not by every process at start.
+ * Async-signal-safe. */
 static void
-find_other(const char *self)
+find_other(const char *self, size_t *used)
 {
 	const char *base = strrchr(self, '/') + 1;
 	const char *other = strcmp(base, MUSL_SHIM) == 0    ? GLIBC_SHIM
 			    : strcmp(base, GLIBC_SHIM) == 0 ? MUSL_SHIM
 							    : NULL;
-	size_t dir = (size_t)(base - self);
+	size_t dir = (size_t)(base - self), len;
+	char *d;
 
-	ev.other[0] = '\0';
-	if (other == NULL || dir + strlen(other) >= sizeof(ev.other))
+	ev.other = NULL;
+	if (other == NULL)
 		return;
-	memcpy(ev.other, self, dir);
-	strcpy(ev.other + dir, other);
+	len = strlen(other);
+	if (dir + len + 1 > sizeof(ev.buf) - *used)
+		return;
+	d = ev.buf + *used;
+	memcpy(d, self, dir);
+	memcpy(d + dir, other, len + 1);
+	*used += dir + len + 1;
+	ev.other = d;
 }
 
 /* The other C library's shim, or NULL when it is not installed beside
@@ -85,7 +112,7 @@ other_shim(void)
 {
 	int there = __atomic_load_n(&ev.other_there, __ATOMIC_RELAXED);
 
-	if (ev.other[0] == '\0')
+	if (ev.other == NULL)
 		return NULL;
 	if (there == 0) {
 		int saved = errno;
@@ -114,20 +141,18 @@ environ_snapshot(bool exact)
 
 	if (dladdr((void *)environ_snapshot, &info) == 0 ||
 	    info.dli_fname == NULL || info.dli_fname[0] != '/' ||
-	    strlen(info.dli_fname) >= sizeof(ev.shim) ||
-	    strpbrk(info.dli_fname, ": "))
+	    strlen(info.dli_fname) >= PATH_MAX || strpbrk(info.dli_fname, ": "))
 		return;
-	strcpy(ev.shim, info.dli_fname);
-	find_other(ev.shim);
+	ev.shim = keep(info.dli_fname, strlen(info.dli_fname), &used);
+	find_other(ev.shim, &used);
 	for (char **e = environ; e && *e && ev.n < ENV_MAX_VARS; e++) {
-		size_t len = strlen(*e) + 1;
+		const char *kept;
 
-		if (strncmp(*e, "PROFRUN_", 8) != 0 ||
-		    used + len > sizeof(ev.buf))
+		if (strncmp(*e, "PROFRUN_", 8) != 0)
 			continue;
-		memcpy(ev.buf + used, *e, len);
-		ev.vars[ev.n++] = ev.buf + used;
-		used += len;
+		kept = keep(*e, strlen(*e), &used);
+		if (kept != NULL)
+			ev.vars[ev.n++] = kept;
 	}
 	opts = getenv("ASAN_OPTIONS");
 	ev.asan_flag = opts && strstr(opts, ASAN_FLAG) != NULL;

@@ -34,6 +34,7 @@
 #include "arch/arch.h"
 #include "shim.h"
 #include "member/member.h"
+#include "sys.h"
 
 #define NATIVE_MACHINE ARCH_ELF_MACHINE
 
@@ -130,7 +131,7 @@ offspring_detach(void)
 static struct profrun_offspring *
 mine(void)
 {
-	return head != NULL && getpid() == owner ? head : NULL;
+	return head != NULL && sys_getpid() == owner ? head : NULL;
 }
 
 /* ---------------------------------------------------------------- judging */
@@ -264,7 +265,7 @@ judge_fd(int fd, int depth, uint32_t *flags)
 	ssize_t len;
 	int why;
 
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+	if (sys_fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
 		return PROFRUN_CHILD_PROFILED; /* the exec fails */
 	len = pread(fd, buf, sizeof(buf), 0);
 	if (len >= 2 && buf[0] == '#' && buf[1] == '!') {
@@ -297,19 +298,19 @@ judge_at(int dirfd, const char *path, int oflags, int depth, uint32_t *flags)
 						    : PROFRUN_CHILD_PROFILED;
 	if (!S_ISREG(st.st_mode))
 		return PROFRUN_CHILD_PROFILED; /* the exec fails */
-	fd = openat(dirfd, path,
+	fd = sys_openat(dirfd, path,
 		    O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | oflags);
 	if (fd < 0) {
 		/* execute-only: its mode still says what it gains */
-		fd = openat(dirfd, path, O_PATH | O_CLOEXEC | oflags);
+		fd = sys_openat(dirfd, path, O_PATH | O_CLOEXEC | oflags);
 		why = fd >= 0 ? judge_privileges(fd, &st, false)
 			      : PROFRUN_CHILD_PROFILED;
 		if (fd >= 0)
-			close(fd);
+			sys_close(fd);
 		return why;
 	}
 	why = judge_fd(fd, depth, flags);
-	close(fd);
+	sys_close(fd);
 	return why;
 }
 
@@ -504,7 +505,7 @@ fd_path(int fd, char *out, size_t outsz)
 	while (d > 0)
 		link[k++] = num[--d];
 	link[k] = '\0';
-	n = readlink(link, out, outsz - 1);
+	n = sys_readlink(link, out, outsz - 1);
 	out[n > 0 ? n : 0] = '\0';
 }
 
@@ -550,7 +551,7 @@ offspring_exec(const struct offspring_image *im)
 			memcpy(path, im->path, strlen(im->path) + 1);
 	}
 	if (why != PROFRUN_CHILD_PROFILED)
-		r = add_record(getpid(), PROFRUN_CHILD_EXEC, why, flags,
+		r = add_record(sys_getpid(), PROFRUN_CHILD_EXEC, why, flags,
 			       path[0] ? path : NULL);
 	errno = saved;
 	return r;

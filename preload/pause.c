@@ -39,6 +39,7 @@
 #include "interpose/interpose.h"
 #include "sample/sample.h"
 #include "member/member.h"
+#include "sys.h"
 
 static int paused;		  /* the flag: 1 = counting nothing */
 static int lock;		  /* serializes transitions */
@@ -348,7 +349,7 @@ on_toggle(int sig, siginfo_t *si, void *uc)
 	 * our actions, or a fork child that has no profile): the default
 	 * action, as without profrun, once this handler returns */
 	set_default(sig);
-	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
+	syscall(SYS_tgkill, sys_getpid(), syscall(SYS_gettid), sig);
 	errno = saved;
 }
 

@@ -25,6 +25,7 @@
 #include "interpose/interpose.h"
 #include "sample/sample.h"
 #include "member/member.h"
+#include "sys.h"
 
 sigaction_fn real_sigaction;
 setitimer_fn real_setitimer;
@@ -79,18 +80,20 @@ static const struct setting {
 };
 
 /* ---------------------------------------------------------------- state */
+/* The small fields first, then the buffers in the order their starts are
+ * written: the start touches as few pages of it as it can. */
 static struct {
 	enum shim_state state;
 	pid_t owner;		    /* pid whose profile g.hdr is */
 	struct profrun_header *hdr; /* the mapped member file */
+	uint32_t vdso_size;	    /* bytes of the vdso image kept */
+	bool released; /* the member's zero pages were given back (exec) */
 	struct layout layout;
 	struct collect col;
-	struct target tgt;
-	uint32_t vdso_size;		    /* bytes of the vdso image kept */
-	char dir[PATH_MAX];		    /* absolute run directory */
 	char name[PROFRUN_MEMBER_NAME_MAX]; /* the member's, in g.dir */
-	bool released; /* the member's zero pages were given back (exec) */
 	struct shim_argv argv; /* the command line, for every member */
+	char dir[PATH_MAX];    /* absolute run directory */
+	struct target tgt;
 } g;
 
 /* Not async-signal-safe on first call (dlsym). */
@@ -124,7 +127,7 @@ remember_stderr(void)
 {
 	struct stat st;
 
-	err_fd.known = fstat(STDERR_FILENO, &st) == 0;
+	err_fd.known = sys_fstat(STDERR_FILENO, &st) == 0;
 	err_fd.dev = st.st_dev;
 	err_fd.ino = st.st_ino;
 }
@@ -135,7 +138,7 @@ stderr_unchanged(void)
 {
 	struct stat st;
 
-	return err_fd.known && fstat(STDERR_FILENO, &st) == 0 &&
+	return err_fd.known && sys_fstat(STDERR_FILENO, &st) == 0 &&
 	       st.st_dev == err_fd.dev && st.st_ino == err_fd.ino;
 }
 
@@ -356,7 +359,7 @@ shim_vfork_child_start(void)
 }
 #define IN_VFORK_CHILD() shim_vfork_child
 #else
-#define IN_VFORK_CHILD() (getpid() != self_pid)
+#define IN_VFORK_CHILD() (sys_getpid() != self_pid)
 #endif
 
 /* Async-signal-safe. */
@@ -389,7 +392,7 @@ shim_rival(uint32_t flag, const char *note)
 {
 	int saved = errno;
 
-	if (getpid() != g.owner)
+	if (sys_getpid() != g.owner)
 		return; /* a child of _Fork() or clone(): the file is not its own */
 	timer_stop();
 	/* SIGPROF is the program's now: the calling thread gets the mask it
@@ -473,13 +476,13 @@ profile_open(pid_t pid, pid_t ppid, const struct profrun_header *from)
 	if (r == 0) {
 		r = reserve_open(fd, base, &g.layout, g.dir, g.name,
 				 reserve_flags() | (whole ? RESERVE_ALL : 0));
-		close(fd);
+		sys_close(fd);
 		if (r < 0) {
-			munmap(base, g.layout.file_size);
+			sys_munmap(base, g.layout.file_size);
 			unlinkat(dfd, g.name, 0);
 		}
 	}
-	close(dfd);
+	sys_close(dfd);
 	if (r == -EFBIG) {
 		shim_warn(
 			"cannot create a profile: it would exceed the file size limit (ulimit -f); running unprofiled");
@@ -548,7 +551,7 @@ check_takeover_owned(void)
 void
 shim_check_takeover(void)
 {
-	if (g.state == SHIM_ON && getpid() == g.owner)
+	if (g.state == SHIM_ON && sys_getpid() == g.owner)
 		check_takeover_owned();
 }
 
@@ -607,7 +610,7 @@ on_exit_hook(int status)
 	int saved = errno;
 	bool sampled;
 
-	if (g.state == SHIM_OFF || getpid() != g.owner)
+	if (g.state == SHIM_OFF || sys_getpid() != g.owner)
 		return;
 	/* a process that took no sample has no PC to name: the objects,
 	 * the runtime's maps and the threads' names are not looked for */
@@ -631,7 +634,7 @@ shim_exit_now(int status)
 {
 	int saved = errno;
 
-	if (g.state == SHIM_OFF || getpid() != g.owner)
+	if (g.state == SHIM_OFF || sys_getpid() != g.owner)
 		return;
 	finish_owned(status, false);
 	release_owned();
@@ -687,7 +690,7 @@ on_fork_prepare(void)
 	shim_modules_before_fork();
 	shim_check_takeover();
 	pause_fork_prepare();
-	fork_from_owner = g.state != SHIM_OFF && getpid() == g.owner;
+	fork_from_owner = g.state != SHIM_OFF && sys_getpid() == g.owner;
 	if (fork_from_owner)
 		offspring_prepare_fork();
 }
@@ -704,7 +707,7 @@ on_fork_child(void)
 	enum shim_state was = g.state;
 	int saved = errno; /* fork() returns 0 to the child with errno as is */
 
-	self_pid = getpid();
+	self_pid = sys_getpid();
 	timer_fork_child();
 	threads_fork_child();
 	stacks_fork_child();
@@ -720,7 +723,7 @@ on_fork_child(void)
 			wall_start(); /* the parent's sampler is not here */
 		if (g.hdr == old)
 			g.hdr = NULL;
-		munmap(old, old_size);
+		sys_munmap(old, old_size);
 	}
 	errno = saved;
 }
@@ -730,7 +733,7 @@ on_fork_child(void)
 bool
 shim_exec_begin(void)
 {
-	if (g.state == SHIM_OFF || getpid() != g.owner)
+	if (g.state == SHIM_OFF || sys_getpid() != g.owner)
 		return false;
 	wall_hold(true);
 	check_takeover_owned();
@@ -742,8 +745,12 @@ shim_exec_begin(void)
 	threads_finish(false);
 	stacks_seal();
 	pause_finish();
-	modules_scan_maps();
-	jit_copy_out(g.dir, g.name, g.owner, g.hdr->start_ns);
+	/* as at exit: an image that took no sample has no PC to name (a
+	 * shell's fork child that execs at once reads no maps) */
+	if (sampled_any()) {
+		modules_scan_maps();
+		jit_copy_out(g.dir, g.name, g.owner, g.hdr->start_ns);
+	}
 	writer_finish(g.hdr, PROFRUN_STATE_EXECED, -1);
 	/* the image ends here unless the exec fails: keep only what it
 	 * wrote, as at exit (shim_exec_failed reserves the rest again).
@@ -833,10 +840,9 @@ startup(int argc, char **argv)
 {
 	int r;
 
-	interpose_resolve_syscall();
 	if (getauxval(AT_SECURE))
 		return;
-	self_pid = getpid();
+	self_pid = sys_getpid();
 	writer_capture_argv(&g.argv, argc, argv);
 	remember_stderr();
 	read_settings();
@@ -858,7 +864,7 @@ startup(int argc, char **argv)
 	pause_configure(cfg.start_paused, cfg.toggle_sig, cfg.delay_ns,
 			cfg.duration_ns);
 	altstack_thread_start(); /* before the first sample */
-	profile_open(self_pid, getppid(), NULL);
+	profile_open(self_pid, sys_getppid(), NULL);
 	if (g.state != SHIM_ON)
 		altstack_thread_end();
 	if (g.hdr == NULL)

@@ -101,11 +101,10 @@ shim_xorshift64(uint64_t *state)
 	return x;
 }
 
-/* The C library's syscall(): the shim exports one of its own (the
- * program's raw rt_sigaction and rt_sigprocmask through it keep the view),
- * so its own system calls go through this pointer, resolved first thing
- * in the constructor (interpose_resolve_syscall).
- * Async-signal-safe. */
+/* A system call made with the instruction itself, errno set as by the C
+ * library's syscall() (the shim exports a syscall() of its own: the
+ * program's raw rt_sigaction and rt_sigprocmask through it keep the view).
+ * sys.h names the ones the shim makes.  Async-signal-safe. */
 long shim_raw_syscall(long nr, long a0, long a1, long a2, long a3, long a4,
 		      long a5);
 #define syscall_args_(nr, a0, a1, a2, a3, a4, a5, ...)                         \

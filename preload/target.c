@@ -14,6 +14,7 @@
 
 #include "shim.h"
 #include "member/member.h"
+#include "sys.h"
 
 /* Smallest power-of-two bucket size (>= 2) with at most MAX buckets.
  * Async-signal-safe. */
@@ -117,7 +118,7 @@ on_object(struct dl_phdr_info *info, size_t size, void *data)
 static int
 find_exe_path(struct target *t)
 {
-	ssize_t n = readlink("/proc/self/exe", t->exe, sizeof(t->exe) - 1);
+	ssize_t n = sys_readlink("/proc/self/exe", t->exe, sizeof(t->exe) - 1);
 	const char *fn;
 
 	if (n > 0) {

@@ -43,7 +43,7 @@ arch_syscall6(long nr, long a0, long a1, long a2, long a3, long a4, long a5)
 	return x0;
 }
 
-#define ARCH_REG_SECTION
+#define ARCH_LARGE_SECTION
 
 #ifdef __ARM_FEATURE_BTI_DEFAULT
 #define ARCH_LANDING "bti c\n"

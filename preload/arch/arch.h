@@ -9,7 +9,8 @@
  *   arch_ucontext_pc(uc)    the interrupted PC
  *   arch_ucontext_regs(uc, regs)  the ARCH_STACK_REGS registers
  *   arch_syscall6(nr, ...)  a system call made with the instruction itself
- *   ARCH_REG_SECTION        where the thread registry's zeroed slots go
+ *   ARCH_LARGE_SECTION      where the large zeroed arrays go (after the
+ *                           small variables every process touches)
  *   ARCH_TRAMPOLINE(fn, file_reg), ARCH_DLOPEN_FILE, ARCH_DLMOPEN_FILE
  *                           dlopen()'s entry that hands the caller's
  *                           address to the shim (where the CPU has one)

@@ -45,7 +45,7 @@ arch_syscall6(long nr, long a0, long a1, long a2, long a3, long a4, long a5)
 	return a0_;
 }
 
-#define ARCH_REG_SECTION
+#define ARCH_LARGE_SECTION
 
 /* no trampoline: dlopen() is an ordinary wrapper (dl.c) */
 

@@ -44,9 +44,11 @@ arch_syscall6(long nr, long a0, long a1, long a2, long a3, long a4, long a5)
 	return ret;
 }
 
-/* after everything else (.lbss follows .bss): the small variables that
- * every process touches stay together on the pages before it */
-#define ARCH_REG_SECTION __attribute__((section(".lbss")))
+/* the large zeroed arrays, after everything else (.lbss follows .bss):
+ * the small variables that every process touches at start stay together
+ * on a page or two before them, one page fault each, rather than spread
+ * between the arrays' pages */
+#define ARCH_LARGE_SECTION __attribute__((section(".lbss")))
 
 #ifdef __CET__
 #define ARCH_LANDING "endbr64\n"

@@ -34,6 +34,7 @@
 
 #include "shim.h"
 #include "interpose/interpose.h"
+#include "sys.h"
 
 #define ALT_SIZE  (64u * 1024u) /* usable bytes, far above AT_MINSIGSTKSZ */
 #define ALT_GUARD 4096u		/* PROT_NONE below it: overflow faults */
@@ -98,14 +99,14 @@ altstack_thread_start(void)
 	if (t_alt != NULL || raw_sigaltstack(NULL, &cur) < 0 ||
 	    !(cur.ss_flags & SS_DISABLE))
 		goto out; /* the program has one: it wins */
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+	p = sys_mmap(NULL, len, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED)
 		goto out;
-	mprotect(p, ALT_GUARD, PROT_NONE);
+	sys_mprotect(p, ALT_GUARD, PROT_NONE);
 	t_alt = p;
 	if (ours_back() < 0) {
-		munmap(p, len);
+		sys_munmap(p, len);
 		t_alt = NULL;
 	}
 out:
@@ -159,7 +160,7 @@ altstack_thread_end(void)
 		return;
 	/* refused (EPERM) while running on it: then it stays mapped */
 	if (raw_sigaltstack(&off, NULL) == 0) {
-		munmap(t_alt, alt_map_size());
+		sys_munmap(t_alt, alt_map_size());
 		t_alt = NULL;
 	}
 	errno = saved;

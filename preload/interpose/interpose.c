@@ -27,6 +27,7 @@
 #include "interpose/interpose.h"
 #include "sample/sample.h"
 #include "member/member.h"
+#include "sys.h"
 
 #if SHIM_LIBC_GLIBC
 #include <sys/gmon.h>
@@ -51,8 +52,6 @@ static signal_fn real_ssignal;
 static monstartup_fn real___monstartup;
 #endif
 static exit_fn real__exit, real__Exit;
-typedef long (*syscall_fn)(long, ...);
-static syscall_fn real_syscall;
 typedef pid_t (*wait4_fn)(pid_t, int *, int, struct rusage *);
 typedef int (*waitid_fn)(idtype_t, id_t, siginfo_t *, int);
 static wait4_fn real_wait4;
@@ -81,40 +80,16 @@ interpose_resolve_all(void)
 	REAL(waitid);
 }
 
-/* Not async-signal-safe (dlsym): the constructor calls it first, in every
- * process (a set-user-ID one too: the program's syscall() is ours). */
-void
-interpose_resolve_syscall(void)
-{
-	REAL(syscall);
-}
-
-/* The system call NR made with the instruction itself: for calls that
- * come before the constructor resolved the C library's syscall() (a
- * sanitizer's runtime starts before any constructor and calls the entries
- * we interpose, sigaltstack among them).  Returns the kernel's result, a
- * negative errno on failure.  Async-signal-safe. */
-static long
-inline_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a5)
-{
-	return arch_syscall6(nr, a0, a1, a2, a3, a4, a5);
-}
-
-/* Async-signal-safe. */
+/* The system call NR made with the instruction itself, errno set as by
+ * the C library's syscall(): for the shim's own calls (sys.h), and for
+ * the program's syscall(), which is ours.  Calls may come before the
+ * constructor (a sanitizer's runtime starts before any constructor and
+ * calls the entries we interpose, sigaltstack among them).
+ * Async-signal-safe. */
 long
 shim_raw_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a5)
 {
-	syscall_fn fn = __atomic_load_n(&real_syscall, __ATOMIC_ACQUIRE);
-	long ret;
-
-	if (fn != NULL)
-		return fn(nr, a0, a1, a2, a3, a4, a5);
-	ret = inline_syscall(nr, a0, a1, a2, a3, a4, a5);
-	if (ret < 0 && ret > -4096) {
-		errno = (int)-ret;
-		return -1;
-	}
-	return ret;
+	return sys_call6(nr, a0, a1, a2, a3, a4, a5);
 }
 
 /* ---------------------------------------------------------------- fork */

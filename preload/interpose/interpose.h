@@ -15,9 +15,6 @@
  * use).  Not async-signal-safe. */
 void interpose_resolve_all(void);
 
-/* Resolve the C library's syscall() for shim_raw_syscall and our own
- * syscall().  Not async-signal-safe. */
-void interpose_resolve_syscall(void);
 
 /* ---------------------------------------------------------------- dl.c */
 /* Scan the loaded objects now if this process owns a live profile (the

@@ -52,6 +52,7 @@
 
 #include "shim.h"
 #include "member/member.h"
+#include "sys.h"
 
 #define START_MODULES 16u	     /* module records reserved at start */
 #define START_MODSTR  2048u	     /* bytes of their paths */
@@ -413,7 +414,7 @@ reserve_open(int fd, void *base, const struct layout *l, const char *dir,
 		__atomic_store_n(&rv.base, base, __ATOMIC_RELEASE);
 		return 0;
 	}
-	if (fstat(fd, &st) < 0)
+	if (sys_fstat(fd, &st) < 0)
 		return -errno;
 	rv.dev = st.st_dev;
 	rv.ino = st.st_ino;

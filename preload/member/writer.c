@@ -71,6 +71,7 @@
 #include "profrun/member-name.h"
 #include "shim.h"
 #include "member/member.h"
+#include "sys.h"
 
 #define MEMBER_TRIES 10000
 #define WRITER_PAUSE_SIZE                                                      \
@@ -353,14 +354,14 @@ int
 writer_open_dir(const char *dir)
 {
 	int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-	int fd = open(dir, flags);
+	int fd = sys_open(dir, flags);
 
 	/* opened first: a fork child in a seccomp sandbox needs no mkdir */
 	if (fd >= 0 || errno != ENOENT)
 		return fd < 0 ? -errno : fd;
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 		return -errno;
-	fd = open(dir, flags);
+	fd = sys_open(dir, flags);
 	return fd < 0 ? -errno : fd;
 }
 
@@ -408,10 +409,10 @@ size_member(int fd, uint64_t size)
 {
 	struct rlimit rl;
 
-	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    size > rl.rlim_cur)
+	if (sys_getrlimit(RLIMIT_FSIZE, &rl) == 0 &&
+	    rl.rlim_cur != RLIM_INFINITY && size > rl.rlim_cur)
 		return -EFBIG;
-	if (fallocate(fd, 0, 0, (off_t)size) == 0)
+	if (sys_fallocate(fd, 0, 0, (off_t)size) == 0)
 		return 0;
 	if (errno != EOPNOTSUPP && errno != ENOSYS)
 		return -errno;
@@ -430,9 +431,10 @@ writer_create_member_fd(int dfd, pid_t pid, uint64_t size, bool reserve,
 
 	for (unsigned n = 0; fd < 0 && n < MEMBER_TRIES; n++) {
 		profrun_member_name(buf, (uint64_t)pid, n);
-		fd = openat(dfd, buf,
-			    O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			    0600);
+		fd = sys_openat(dfd, buf,
+				O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
+					O_CLOEXEC,
+				0600);
 		if (fd < 0 && errno != EEXIST)
 			return -errno;
 	}
@@ -440,22 +442,23 @@ writer_create_member_fd(int dfd, pid_t pid, uint64_t size, bool reserve,
 		return -EEXIST;
 	if (reserve)
 		r = size_member(fd, size);
-	else if (getrlimit(RLIMIT_FSIZE, &rl) == 0 &&
+	else if (sys_getrlimit(RLIMIT_FSIZE, &rl) == 0 &&
 		 rl.rlim_cur != RLIM_INFINITY && size > rl.rlim_cur)
 		r = -EFBIG; /* refused before ftruncate raises SIGXFSZ */
 	else
-		r = ftruncate(fd, (off_t)size) < 0 ? -errno : 0;
+		r = sys_ftruncate(fd, (off_t)size) < 0 ? -errno : 0;
 	p = r < 0 ? MAP_FAILED
-		  : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		  : sys_mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			     0);
 	if (p == MAP_FAILED && r == 0)
 		r = -errno;
 	/* the process touches a few scattered pages of its member: reading
 	 * ahead around each would fill the page cache with pages of holes,
 	 * all to be zeroed now and dropped again at exit */
 	if (r == 0)
-		madvise(p, size, MADV_RANDOM);
+		sys_madvise(p, size, MADV_RANDOM);
 	if (r < 0 || fdp == NULL)
-		close(fd);
+		sys_close(fd);
 	if (r < 0) {
 		unlinkat(dfd, buf, 0);
 		return r;
@@ -489,20 +492,20 @@ void
 writer_detach(struct profrun_header *h)
 {
 	size_t size = h->file_size;
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *p = sys_mmap(NULL, size, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p != MAP_FAILED) {
 		memcpy(p, h, size); /* holes read as zeros: no block taken */
 		if (mremap(p, size, size, MREMAP_MAYMOVE | MREMAP_FIXED, h) !=
 		    MAP_FAILED)
 			return;
-		munmap(p, size);
+		sys_munmap(p, size);
 	}
 	/* no room for a copy: zeros (every table then reads as empty or
 	 * full, and nothing indexes by them) */
-	mmap(h, size, PROT_READ | PROT_WRITE,
-	     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	sys_mmap(h, size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 }
 
 /* Async-signal-safe. */
@@ -568,7 +571,7 @@ writer_finish(struct profrun_header *h, uint32_t state, int32_t exit_code)
 	struct rusage ru;
 
 	h->end_ns = writer_now_ns();
-	if (getrusage(RUSAGE_SELF, &ru) == 0) {
+	if (sys_getrusage(RUSAGE_SELF, &ru) == 0) {
 		h->cpu_user_ns = tv_ns(&ru.ru_utime);
 		h->cpu_sys_ns = tv_ns(&ru.ru_stime);
 	}
@@ -591,7 +594,7 @@ static void
 punch(char *base, size_t start, size_t end)
 {
 	if (end > start)
-		madvise(base + start, end - start, MADV_REMOVE);
+		sys_madvise(base + start, end - start, MADV_REMOVE);
 }
 
 /* The stack slots' span of H into [*LO, *HI) (empty without -g).
@@ -790,6 +793,68 @@ writer_release(struct profrun_header *h)
 	writer_release_in(h, NULL, 0);
 }
 
+/* What writer_release_in() carries from one range to the next. */
+struct release {
+	char *base;
+	size_t page;
+	const struct extent *x; /* where the counts say something was written */
+	size_t nx;
+	uint64_t slots_lo, slots_hi;
+	size_t run; /* start of the run of zero pages, 0 = none */
+};
+
+/* A run of zero pages ends at END (a page that stays): given back, but
+ * among the slots taken only a long one.  Async-signal-safe. */
+static void
+release_end_run(struct release *rl, size_t end)
+{
+	/* among the slots taken, a short run is the zero tail of a short
+	 * copy: one call each (0.2 to 0.9 ms with ext4's online discard,
+	 * 1168 of them at the end of a 9-second -g run) for a page or two
+	 * of disk; kept */
+	if (end - rl->run >= SLOT_PUNCH_MIN * rl->page || end <= rl->slots_lo ||
+	    rl->run >= rl->slots_hi)
+		punch(rl->base, rl->run, end);
+	rl->run = 0;
+}
+
+/* Give back the zero pages of [LO, HI) (whole pages).  False when
+ * mincore fails.  Async-signal-safe. */
+static bool
+release_range(struct release *rl, size_t lo, size_t hi)
+{
+	unsigned char vec[RELEASE_CHUNK];
+	size_t page = rl->page;
+
+	for (size_t off = lo; off + page <= hi;) {
+		size_t n = (hi - off) / page;
+
+		if (n > RELEASE_CHUNK)
+			n = RELEASE_CHUNK;
+		if (sys_mincore(rl->base + off, n * page, vec) < 0)
+			return false;
+		for (size_t i = 0; i < n; i++, off += page) {
+			/* a page not in memory holds the zeros fallocate or
+			 * the written zeros gave it, unless the process
+			 * wrote it and it was written out and dropped (or
+			 * swapped out) since: one where the counts say
+			 * something was written is read back to be sure */
+			bool zero = !(vec[i] & 1) &&
+				    !in_extents(rl->x, rl->nx, off, page);
+
+			if (!zero)
+				zero = page_is_zero(
+					(const uint64_t *)(rl->base + off),
+					page);
+			if (zero && rl->run == 0)
+				rl->run = off;
+			else if (!zero && rl->run != 0)
+				release_end_run(rl, off);
+		}
+	}
+	return true;
+}
+
 /* Async-signal-safe (mincore, madvise). */
 void
 writer_release_in(struct profrun_header *h, const struct extent *held,
@@ -798,57 +863,58 @@ writer_release_in(struct profrun_header *h, const struct extent *held,
 	/* the page size as sysconf has it, from the auxiliary vector,
 	 * without bringing in a page of the C library's code at exit */
 	size_t page = (size_t)getauxval(AT_PAGESZ), size = h->file_size;
-	unsigned char vec[RELEASE_CHUNK];
-	struct extent x[MAX_EXTENTS];
-	size_t nx;
-	char *base = (char *)h;
-	size_t run = 0; /* start of the run of zero pages, 0 = none */
-	uint64_t slots_lo, slots_hi;
+	struct extent x[MAX_EXTENTS], ranges[RESERVE_MAX];
+	struct release rl = {(char *)h, page, x, 0, 0, 0, 0};
+	size_t nr = 0;
+	uint64_t done = 0; /* looked at below this */
 
 	if (page == 0 || page % sizeof(uint64_t) != 0)
 		return;
-	nx = written_extents(h, x, held, nheld);
-	slots_span(h, &slots_lo, &slots_hi);
+	rl.nx = written_extents(h, x, held, nheld);
+	slots_span(h, &rl.slots_lo, &rl.slots_hi);
 	/* the header's page stays (a partial last page too; the layout
 	 * rounds the file to whole pages) */
-	for (size_t off = page; off + page <= size;) {
-		size_t n = (size - off) / page;
+	size -= size % page;
+	if (held == NULL)
+		ranges[nr++] = (struct extent){page, size};
+	else {
+		/* only what was reserved: a page never reserved is a hole
+		 * already, and giving it back again would cost a call for
+		 * nothing (nor is it worth a look: a process without
+		 * samples holds two pages of a file of hundreds) */
+		for (size_t i = 0; i < nheld && nr < RESERVE_MAX; i++) {
+			uint64_t lo = held[i].lo - held[i].lo % page,
+				 hi = held[i].hi +
+				      (page - held[i].hi % page) % page;
+			size_t k = nr;
 
-		if (n > RELEASE_CHUNK)
-			n = RELEASE_CHUNK;
-		if (mincore(base + off, n * page, vec) < 0)
-			return;
-		for (size_t i = 0; i < n; i++, off += page) {
-			/* a page not in memory holds the zeros fallocate or
-			 * the written zeros gave it, unless the process
-			 * wrote it and it was written out and dropped (or
-			 * swapped out) since: one where the counts say
-			 * something was written is read back to be sure */
-			bool zero =
-				!(vec[i] & 1) && !in_extents(x, nx, off, page);
-
-			/* a page never reserved is a hole already: giving
-			 * it back again would cost a call for nothing */
-			if (held != NULL && !in_extents(held, nheld, off, page))
-				zero = false;
-			else if (!zero)
-				zero = page_is_zero(
-					(const uint64_t *)(base + off), page);
-			if (zero && run == 0)
-				run = off;
-			else if (!zero && run != 0) {
-				/* among the slots taken, a short run is the
-				 * zero tail of a short copy: one call each (0.2
-				 * to 0.9 ms with ext4's online discard, 1168 of
-				 * them at the end of a 9-second -g run) for a
-				 * page or two of disk; kept */
-				if (off - run >= SLOT_PUNCH_MIN * page ||
-				    off <= slots_lo || run >= slots_hi)
-					punch(base, run, off);
-				run = 0;
+			lo = lo < page ? page : lo;
+			hi = hi > size ? size : hi;
+			if (lo >= hi)
+				continue;
+			nr++;
+			/* in order of their starts, for one pass */
+			while (k > 0 && ranges[k - 1].lo > lo) {
+				ranges[k] = ranges[k - 1];
+				k--;
 			}
+			ranges[k] = (struct extent){lo, hi};
 		}
 	}
-	if (run != 0)
-		punch(base, run, size - size % page);
+	for (size_t i = 0; i < nr; i++) {
+		uint64_t lo = ranges[i].lo > done ? ranges[i].lo : done;
+
+		if (lo >= ranges[i].hi)
+			continue; /* overlapping extents: each page once */
+		/* a gap between ranges is a page that stays */
+		if (rl.run != 0 && lo > done)
+			release_end_run(&rl, done);
+		if (!release_range(&rl, lo, ranges[i].hi))
+			return;
+		done = ranges[i].hi;
+	}
+	if (rl.run != 0 && done == size)
+		punch(rl.base, rl.run, size);
+	else if (rl.run != 0)
+		release_end_run(&rl, done);
 }

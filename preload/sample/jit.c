@@ -20,6 +20,7 @@
 #include "shim.h"
 #include "sample/sample.h"
 #include "member/member.h"
+#include "sys.h"
 
 /* A perf map written this long before the image started is another
  * process's (a pid used again): file times lag the clock by a tick. */
@@ -27,12 +28,13 @@
 
 static struct {
 	struct profrun_jit *jit; /* the member's region, NULL when none */
-	char marker[PATH_MAX];	 /* this process's jitdump, "" when none */
 	int copied;		 /* the copies were made (once an image) */
 	uint64_t misses;	 /* samples in no record and no range */
 	bool wrote; /* the region was written (its page reserved) */
-	char buf[65536];
 } js;
+/* this process's jitdump, "" when none; the copies' buffer */
+static char js_marker[PATH_MAX] ARCH_LARGE_SECTION;
+static char js_buf[65536] ARCH_LARGE_SECTION;
 
 static struct profrun_jit_range *
 ranges(struct profrun_jit *j)
@@ -48,7 +50,7 @@ jit_attach(struct profrun_jit *j, const struct profrun_jit *from)
 
 	js.wrote = false;
 	js.jit = j;
-	js.marker[0] = '\0';
+	js_marker[0] = '\0';
 	js.copied = 0;
 	js.misses = 0;
 	/* the parent's region is not even read unless it wrote it (on
@@ -182,8 +184,8 @@ jit_note_marker(const char *path, pid_t pid)
 
 	if (!is_marker(path, pid))
 		return false;
-	for (size_t i = 0; n < sizeof(js.marker) && i <= n; i++)
-		((volatile char *)js.marker)[i] = path[i];
+	for (size_t i = 0; n < sizeof(js_marker) && i <= n; i++)
+		((volatile char *)js_marker)[i] = path[i];
 	return true;
 }
 
@@ -195,22 +197,22 @@ copy_into(int src, int dfd, const char *name, bool *cut, bool *failed)
 {
 	uint64_t done = 0;
 	ssize_t n, w;
-	int dst = openat(dfd, name,
-			 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			 0600);
+	int dst = sys_openat(
+		dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		0600);
 
 	if (dst < 0) {
 		*failed = true;
 		return 0;
 	}
 	*cut = false;
-	while ((n = read(src, js.buf, sizeof(js.buf))) > 0) {
+	while ((n = read(src, js_buf, sizeof(js_buf))) > 0) {
 		if (done + (uint64_t)n > PROFRUN_JIT_COPY_MAX) {
 			n = (ssize_t)(PROFRUN_JIT_COPY_MAX - done);
 			*cut = true;
 		}
 		for (ssize_t off = 0; off < n; off += w) {
-			w = write(dst, js.buf + off, (size_t)(n - off));
+			w = write(dst, js_buf + off, (size_t)(n - off));
 			if (w <= 0)
 				goto fail;
 		}
@@ -218,14 +220,14 @@ copy_into(int src, int dfd, const char *name, bool *cut, bool *failed)
 		if (*cut)
 			break;
 	}
-	if (n < 0 || close(dst) < 0) {
+	if (n < 0 || sys_close(dst) < 0) {
 		dst = -1;
 		goto fail;
 	}
 	return done;
 fail:
 	if (dst >= 0)
-		close(dst);
+		sys_close(dst);
 	unlinkat(dfd, name, 0);
 	*failed = true;
 	return 0;
@@ -237,15 +239,15 @@ static int
 open_own(const char *path, int64_t not_before_ns)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	int fd = sys_open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	if (sys_fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    st.st_uid != geteuid() ||
 	    (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec <
 		    not_before_ns) {
-		close(fd);
+		sys_close(fd);
 		return -1;
 	}
 	return fd;
@@ -267,7 +269,7 @@ copy_one(int dfd, const char *member, const char *path, int64_t not_before,
 	memcpy(name, member, m);
 	memcpy(name + m, suffix, k + 1);
 	*size = copy_into(fd, dfd, name, &cut, &failed);
-	close(fd);
+	sys_close(fd);
 	if (cut)
 		*flags |= cut_flag;
 	if (failed)
@@ -290,16 +292,16 @@ jit_copy_out(const char *dir, const char *member, pid_t pid, int64_t start_ns)
 	memcpy(map, "/tmp/perf-", 10);
 	n = 10 + profrun_member_decimal(map + 10, (uint64_t)pid);
 	memcpy(map + n, ".map", 5);
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	dfd = sys_open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dfd >= 0) {
 		copy_one(dfd, member, map, start_ns - MAP_SLACK_NS,
 			 PROFRUN_COMPANION_MAP, PROFRUN_JIT_MAP_CUT, &map_size,
 			 &flags);
-		if (js.marker[0] != '\0')
-			copy_one(dfd, member, js.marker, 0,
+		if (js_marker[0] != '\0')
+			copy_one(dfd, member, js_marker, 0,
 				 PROFRUN_COMPANION_JITDUMP,
 				 PROFRUN_JIT_DUMP_CUT, &dump_size, &flags);
-		close(dfd);
+		sys_close(dfd);
 	}
 	if (map_size > 0)
 		flags |= PROFRUN_JIT_MAP;

@@ -18,6 +18,7 @@
 
 #include "shim.h"
 #include "sample/sample.h"
+#include "sys.h"
 
 #define MAPS_CHUNK 1024u /* read at a time: little stack in a handler */
 
@@ -159,13 +160,13 @@ maps_file_bias(const char *path, uint64_t start, uint64_t offset,
 		char b[4096];
 	} u;
 	ElfW(Phdr) ph;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = sys_open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	ssize_t n;
 
 	if (fd < 0)
 		return false;
 	n = read(fd, u.b, sizeof(u.b));
-	close(fd);
+	sys_close(fd);
 	if (n < (ssize_t)sizeof(u.e) || memcmp(u.e.e_ident, ELFMAG, SELFMAG) ||
 	    u.e.e_ident[EI_CLASS] !=
 		    (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ||

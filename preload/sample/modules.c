@@ -30,6 +30,7 @@
 #include "shim.h"
 #include "sample/sample.h"
 #include "member/member.h"
+#include "sys.h"
 
 #define VDSO_NAME "linux-vdso.so.1"
 
@@ -372,7 +373,7 @@ scan_once(const char *main_exe, bool maps)
 	struct profrun_module *r = records(h);
 	uint32_t gen = h->mod_generation;
 	struct scan s = {.main_exe = main_exe,
-			 .pid = maps ? getpid() : 0,
+			 .pid = maps ? sys_getpid() : 0,
 			 .gen = gen < PROFRUN_GEN_MAX ? gen + 1 : gen};
 	uint32_t i;
 
@@ -413,7 +414,7 @@ modules_scan_maps(void)
 	if (ms.hdr == NULL ||
 	    __atomic_exchange_n(&ms.busy, 1, __ATOMIC_SEQ_CST))
 		return;
-	pid = getpid();
+	pid = sys_getpid();
 	maps_each(on_mapping_exec, &pid);
 	__atomic_store_n(&ms.busy, 0, __ATOMIC_SEQ_CST);
 }

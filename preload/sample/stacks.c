@@ -40,6 +40,7 @@
 #include "shim.h"
 #include "sample/sample.h"
 #include "member/member.h"
+#include "sys.h"
 
 /* registers after a slot's head, before its stack (none on x86-64) */
 #define EXTRA_REGS (ARCH_STACK_REGS - PROFRUN_STACK_REGS)
@@ -163,7 +164,7 @@ stacks_seal(void)
 	lo = (lo + page - 1) & ~(page - 1);
 	hi &= ~(page - 1);
 	if (hi > lo)
-		madvise((void *)lo, hi - lo, MADV_REMOVE);
+		sys_madvise((void *)lo, hi - lo, MADV_REMOVE);
 }
 
 /* A uniform draw in [0, n].  Async-signal-safe. */
@@ -361,7 +362,7 @@ stacks_record(void *ctx, uint32_t count, uint32_t gen, uint64_t time_ns)
 
 /* The copy of a blocked thread's stack, checked before it goes into its
  * slot (only the one sampler thread of the process uses it). */
-static uint8_t blocked_copy[SHIM_MAX_STACK];
+static uint8_t blocked_copy[SHIM_MAX_STACK] ARCH_LARGE_SECTION;
 
 /* Async-signal-safe. */
 void

@@ -36,6 +36,7 @@
 #include "shim.h"
 #include "sample/sample.h"
 #include "member/member.h"
+#include "sys.h"
 
 #define REGISTRY_SLOTS 65536u /* live threads with a timer */
 
@@ -52,7 +53,7 @@ struct reg {
  * own: its system calls and its teardown at exit cost a short process
  * more than the rest of the registry); registry points at them once
  * threads_init ran. */
-static struct reg reg_slots[REGISTRY_SLOTS] ARCH_REG_SECTION;
+static struct reg reg_slots[REGISTRY_SLOTS] ARCH_LARGE_SECTION;
 static struct reg *registry;
 static unsigned reg_high; /* entries ever used (scan bound) */
 static struct profrun_header *hdr;
@@ -527,11 +528,11 @@ read_task_name(struct profrun_thread *r)
 			path[len++] = num[--k];
 		memcpy(path + len, "/comm", 6);
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = sys_open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	n = read(fd, name, 16);
-	close(fd);
+	sys_close(fd);
 	if (n <= 0)
 		return;
 	if (name[n - 1] == '\n')

@@ -29,6 +29,7 @@
 #include "interpose/interpose.h"
 #include "sample/sample.h"
 #include "member/member.h"
+#include "sys.h"
 
 static struct collect active; /* what the handler counts into */
 /* &active while the handler may count, NULL once counting stopped: the
@@ -78,7 +79,7 @@ timer_foreign_action(void)
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	real_sigaction(SIGPROF, &dfl, NULL); /* resolved by timer_start */
-	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), SIGPROF);
+	syscall(SYS_tgkill, sys_getpid(), syscall(SYS_gettid), SIGPROF);
 }
 
 static void

@@ -39,6 +39,7 @@
 
 #include "shim.h"
 #include "sample/sample.h"
+#include "sys.h"
 
 #define WALL_STACK (256u * 1024) /* the sampler thread's stack */
 
@@ -63,7 +64,7 @@ static struct {
 	uint32_t run;
 	int tid;
 	uint64_t wake;
-} last[PROFRUN_THREAD_SLOTS];
+} last[PROFRUN_THREAD_SLOTS] ARCH_LARGE_SECTION;
 
 static pthread_create_fn real_pthread_create;
 
@@ -167,11 +168,11 @@ read_blocked(int tid, int *nr, uint64_t *sp, uint64_t *pc)
 	int fd, fields;
 
 	syscall_path(path, tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = sys_open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
 	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	sys_close(fd);
 	if (n <= 0 || buf[0] < '-' || buf[0] > '9')
 		return false; /* "running", or gone */
 	buf[n] = '\0';
