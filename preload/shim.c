@@ -292,12 +292,30 @@ apply_setting(const struct setting *s, const char *value)
 	}
 }
 
-/* Read the PROFRUN_* table with secure_getenv.  Not async-signal-safe. */
+/* The value of the environment's variable NAME, or NULL: getenv without
+ * the C library's page of it (a set-user-ID process, for which
+ * secure_getenv would say NULL, reads no settings: startup).  Not
+ * async-signal-safe (the environment may change under it). */
+static const char *
+setting_value(const char *name)
+{
+	for (char **e = environ; e != NULL && *e != NULL; e++) {
+		const char *v = *e, *n = name;
+
+		while (*n != '\0' && *v == *n)
+			v++, n++;
+		if (*n == '\0' && *v == '=')
+			return v + 1;
+	}
+	return NULL;
+}
+
+/* Read the PROFRUN_* table.  Not async-signal-safe. */
 static void
 read_settings(void)
 {
 	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++) {
-		const char *v = secure_getenv(settings[i].name);
+		const char *v = setting_value(settings[i].name);
 
 		if (v != NULL)
 			apply_setting(&settings[i], v);

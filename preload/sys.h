@@ -18,6 +18,8 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -128,6 +130,28 @@ static inline int
 sys_mincore(void *addr, size_t len, unsigned char *vec)
 {
 	return (int)sys_call(SYS_mincore, addr, len, vec);
+}
+
+/* Every clock by the system call: at start and at exit the vdso's page,
+ * its data page and the C library's wrapper would be three page faults
+ * (CPU clocks are a system call even through the vdso); the handler's
+ * own reads of the monotonic clock keep the vdso. */
+static inline int
+sys_clock_gettime(clockid_t clk, struct timespec *ts)
+{
+	return (int)sys_call(SYS_clock_gettime, clk, ts);
+}
+
+static inline int
+sys_clock_getres(clockid_t clk, struct timespec *ts)
+{
+	return (int)sys_call(SYS_clock_getres, clk, ts);
+}
+
+static inline int
+sys_getitimer(int which, struct itimerval *it)
+{
+	return (int)sys_call(SYS_getitimer, which, it);
 }
 
 static inline int

@@ -186,7 +186,7 @@ on_thread_end(void *unused)
 	errno = saved;
 }
 
-/* Not async-signal-safe (dlsym, pthread_key_create). */
+/* Not async-signal-safe (dlsym). */
 void
 masks_init(void)
 {
@@ -197,8 +197,6 @@ masks_init(void)
 	REAL(sigwaitinfo);
 	REAL(sigtimedwait);
 	REAL(signalfd);
-	if (!have_end_key && pthread_key_create(&end_key, on_thread_end) == 0)
-		have_end_key = true;
 	adopt_real_mask();
 }
 
@@ -746,13 +744,25 @@ thrd_trampoline(void *p)
 	return s.thrd_fn(s.arg);
 }
 
+/* The key whose destructor sees each started thread end, made when the
+ * first thread is started (a process that starts none never needs it). */
+static void
+make_end_key(void)
+{
+	have_end_key = pthread_key_create(&end_key, on_thread_end) == 0;
+}
+
 /* The record of a new thread's start, or NULL to start it unchanged. */
 static struct start *
 new_start(void *(*fn)(void *), int (*thrd_fn)(void *), void *arg)
 {
+	static pthread_once_t end_key_once = PTHREAD_ONCE_INIT;
 	struct start *s;
 
-	if (!virtualizing() || (s = malloc(sizeof(*s))) == NULL)
+	if (!virtualizing())
+		return NULL;
+	pthread_once(&end_key_once, make_end_key);
+	if ((s = malloc(sizeof(*s))) == NULL)
 		return NULL;
 	s->fn = fn;
 	s->thrd_fn = thrd_fn;

@@ -530,7 +530,7 @@ writer_now_ns(void)
 {
 	struct timespec ts;
 
-	if (clock_gettime(CLOCK_REALTIME, &ts) < 0)
+	if (sys_clock_gettime(CLOCK_REALTIME, &ts) < 0)
 		return 0;
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
@@ -541,7 +541,7 @@ writer_mono_ns(void)
 {
 	struct timespec ts;
 
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
+	if (sys_clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
 		return 0;
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
@@ -552,7 +552,7 @@ writer_cpu_ns(void)
 {
 	struct timespec ts;
 
-	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) < 0)
+	if (sys_clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) < 0)
 		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }

@@ -86,7 +86,7 @@ clock_ns(clockid_t clk)
 {
 	struct timespec ts;
 
-	if (clock_gettime(clk, &ts) < 0)
+	if (sys_clock_gettime(clk, &ts) < 0)
 		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
