@@ -186,10 +186,42 @@ def process_without_samples_makes_few_system_calls(tmp):
         expect(what not in text, f"{what!r} in the calls of a process without samples:\n{text}")
     fallocs = sum(c.startswith("fallocate(") for c in calls)
     expect(fallocs <= 2, f"{fallocs} fallocate calls: the header's and the records' page only")
+    # the exit looks at the pages it reserved (two), not the whole member
+    looked = sum(int(c.split(", ")[1]) for c in calls if c.startswith("mincore("))
+    expect(looked <= 2 * os.sysconf("SC_PAGE_SIZE"),
+           f"mincore over {looked} bytes at exit: only the reserved pages hold blocks")
     # 48 beyond the bare run's 30 here (Debian 12, x86-64), 100 before
     # the start-up was cut
     expect(len(calls) - bare <= 56,
            f"{len(calls)} system calls against {bare} bare:\n{text}")
+
+
+@case
+def exec_without_samples_reads_no_maps(tmp):
+    """An image that execs before its first sample (a shell's `exec`, a
+    fork child's exec) has no PC to name: it reads no /proc/self/maps and
+    copies no JIT map at the exec, as at exit."""
+    if not shutil.which("strace"):
+        raise Skip("needs strace")
+    for attempt in range(8):
+        out, log = os.path.join(tmp, f"x{attempt}.prof"), os.path.join(tmp, f"x{attempt}.txt")
+        cp = run(["strace", "-f", "-o", log, PROFRUN, "-q", "-o", out, "--",
+                  "/bin/sh", "-c", "exec /bin/true"], env=e2e.traced_env())
+        if cp.returncode != 0 and attempt == 0 and not os.path.exists(out):
+            raise Skip(f"strace cannot trace here: {cp.stderr.strip()}")
+        expect(cp.returncode == 0, f"exit {cp.returncode}: {cp.stderr!r}")
+        shell = [p for p in report_json(out)["processes"] if p["exit"] is None]
+        expect(len(shell) == 1, f"one image ended by its exec: {shell}")
+        if not took(shell[0]):
+            break
+    else:
+        raise Skip("every shell took a sample under strace")
+    calls = traced_calls(log, "/bin/sh")
+    end = next((i for i, c in enumerate(calls) if c.startswith('execve("/bin/true"')), None)
+    expect(end is not None, "the shell's exec of /bin/true is not in the trace")
+    text = "\n".join(calls[:end])
+    for what in ("/proc/self/maps", "/perf-", "jit-"):
+        expect(what not in text, f"{what!r} in the calls of an image that took no sample:\n{text}")
 
 
 @case
