@@ -55,10 +55,16 @@ sys_getppid(void)
 	return (pid_t)sys_call(SYS_getppid);
 }
 
+/* readlink where the CPU has it (x86-64): the call the C library's
+ * wrapper makes, and the one the README's seccomp lists name */
 static inline ssize_t
 sys_readlink(const char *path, char *buf, size_t size)
 {
+#ifdef SYS_readlink
+	return sys_call(SYS_readlink, path, buf, size);
+#else
 	return sys_call(SYS_readlinkat, AT_FDCWD, path, buf, size);
+#endif
 }
 
 /* open(PATH, FLAGS[, MODE]) and openat(DFD, PATH, FLAGS[, MODE]) */
@@ -74,20 +80,29 @@ sys_openat_mode(int dfd, const char *path, int flags, mode_t mode)
 	sys_openat_mode(dfd, path, flags, mode)
 #define sys_openat(...) sys_openat_(__VA_ARGS__, 0, 0)
 
+/* EINTR is success: Linux has released the descriptor either way (as
+ * musl's close says) */
 static inline int
 sys_close(int fd)
 {
-	return (int)sys_call(SYS_close, fd);
+	int saved = errno;
+
+	if (sys_call(SYS_close, fd) < 0 && errno != EINTR)
+		return -1;
+	errno = saved;
+	return 0;
 }
 
+/* fstatat(FD, "", AT_EMPTY_PATH), as the C library's fstat makes it; a
+ * negative FD (AT_FDCWD among them) is refused as the wrapper refuses it */
 static inline int
 sys_fstat(int fd, struct stat *st)
 {
-#ifdef SYS_newfstatat
+	if (fd < 0) {
+		errno = EBADF;
+		return -1;
+	}
 	return (int)sys_call(SYS_newfstatat, fd, "", st, AT_EMPTY_PATH);
-#else
-	return fstat(fd, st); /* RISC-V has only statx */
-#endif
 }
 
 static inline int
