@@ -48,7 +48,12 @@ arch_syscall6(long nr, long a0, long a1, long a2, long a3, long a4, long a5)
  * the small variables that every process touches at start stay together
  * on a page or two before them, one page fault each, rather than spread
  * between the arrays' pages */
+#if defined(__clang__)
+/* clang makes a section of that name PROGBITS: megabytes of stored zeros */
+#define ARCH_LARGE_SECTION
+#else
 #define ARCH_LARGE_SECTION __attribute__((section(".lbss")))
+#endif
 
 #ifdef __CET__
 #define ARCH_LANDING "endbr64\n"
