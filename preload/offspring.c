@@ -299,7 +299,7 @@ judge_at(int dirfd, const char *path, int oflags, int depth, uint32_t *flags)
 	if (!S_ISREG(st.st_mode))
 		return PROFRUN_CHILD_PROFILED; /* the exec fails */
 	fd = sys_openat(dirfd, path,
-		    O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | oflags);
+			O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | oflags);
 	if (fd < 0) {
 		/* execute-only: its mode still says what it gains */
 		fd = sys_openat(dirfd, path, O_PATH | O_CLOEXEC | oflags);

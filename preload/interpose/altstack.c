@@ -100,7 +100,7 @@ altstack_thread_start(void)
 	    !(cur.ss_flags & SS_DISABLE))
 		goto out; /* the program has one: it wins */
 	p = sys_mmap(NULL, len, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED)
 		goto out;
 	sys_mprotect(p, ALT_GUARD, PROT_NONE);

@@ -15,7 +15,6 @@
  * use).  Not async-signal-safe. */
 void interpose_resolve_all(void);
 
-
 /* ---------------------------------------------------------------- dl.c */
 /* Scan the loaded objects now if this process owns a live profile (the
  * hooks around dlopen and dlclose call it).  Not async-signal-safe. */
