@@ -62,18 +62,19 @@ static __thread const char *t_drop __attribute__((tls_model("initial-exec")));
  * the other C library's), nothing put back */
 static __thread bool t_swap_only __attribute__((tls_model("initial-exec")));
 
-/* Copy S into ev.buf at *USED; NULL when it does not fit.
- * Async-signal-safe. */
+/* A (A_LEN bytes) then B (B_LEN) into ev.buf at *USED, NUL-terminated;
+ * NULL when they do not fit.  Async-signal-safe. */
 static const char *
-keep(const char *s, size_t len, size_t *used)
+keep(const char *a, size_t a_len, const char *b, size_t b_len, size_t *used)
 {
 	char *d = ev.buf + *used;
 
-	if (len + 1 > sizeof(ev.buf) - *used)
+	if (a_len + b_len + 1 > sizeof(ev.buf) - *used)
 		return NULL;
-	memcpy(d, s, len);
-	d[len] = '\0';
-	*used += len + 1;
+	memcpy(d, a, a_len);
+	memcpy(d + a_len, b, b_len);
+	d[a_len + b_len] = '\0';
+	*used += a_len + b_len + 1;
 	return d;
 }
 
@@ -88,20 +89,10 @@ find_other(const char *self, size_t *used)
 	const char *other = strcmp(base, MUSL_SHIM) == 0    ? GLIBC_SHIM
 			    : strcmp(base, GLIBC_SHIM) == 0 ? MUSL_SHIM
 							    : NULL;
-	size_t dir = (size_t)(base - self), len;
-	char *d;
 
-	ev.other = NULL;
-	if (other == NULL)
-		return;
-	len = strlen(other);
-	if (dir + len + 1 > sizeof(ev.buf) - *used)
-		return;
-	d = ev.buf + *used;
-	memcpy(d, self, dir);
-	memcpy(d + dir, other, len + 1);
-	*used += dir + len + 1;
-	ev.other = d;
+	ev.other = other == NULL ? NULL
+				 : keep(self, (size_t)(base - self), other,
+					strlen(other), used);
 }
 
 /* The other C library's shim, or NULL when it is not installed beside
@@ -143,14 +134,14 @@ environ_snapshot(bool exact)
 	    info.dli_fname == NULL || info.dli_fname[0] != '/' ||
 	    strlen(info.dli_fname) >= PATH_MAX || strpbrk(info.dli_fname, ": "))
 		return;
-	ev.shim = keep(info.dli_fname, strlen(info.dli_fname), &used);
+	ev.shim = keep(info.dli_fname, strlen(info.dli_fname), "", 0, &used);
 	find_other(ev.shim, &used);
 	for (char **e = environ; e && *e && ev.n < ENV_MAX_VARS; e++) {
 		const char *kept;
 
 		if (strncmp(*e, "PROFRUN_", 8) != 0)
 			continue;
-		kept = keep(*e, strlen(*e), &used);
+		kept = keep(*e, strlen(*e), "", 0, &used);
 		if (kept != NULL)
 			ev.vars[ev.n++] = kept;
 	}

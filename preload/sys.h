@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The shim's own system calls, made with the instruction itself
- * (arch_syscall6) rather than through the C library's
- * wrappers: each wrapper the shim called cost a process its first call
- * through the PLT (a symbol lookup) and, in a program that does not call
- * it, a page fault on the C library's page that holds it, at every start.
- * Same arguments, results and errno as the wrappers; async-signal-safe.
- * Calls whose wrappers do more than the system call (sigaction's
- * restorer, the POSIX timers' ids, clock_gettime's vdso) stay the C
- * library's.
+ * (arch_syscall6) rather than through the C library's wrappers: each
+ * wrapper the shim called cost a process its first call through the PLT
+ * (a symbol lookup) and, in a program that does not call it, a page fault
+ * on the C library's page that holds it, at every start.  Same arguments,
+ * results and errno as the wrappers; async-signal-safe.  (shim.h's
+ * syscall() makes the same call out of line, through the
+ * shim_raw_syscall the program's syscall() uses.)  Calls whose wrappers
+ * do more than the system call (sigaction's restorer, the POSIX timers'
+ * ids, the handler's read of the monotonic clock through the vdso) stay
+ * the C library's.
  */
 #ifndef PROFRUN_SHIM_SYS_H
 #define PROFRUN_SHIM_SYS_H
