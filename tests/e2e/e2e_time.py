@@ -105,11 +105,11 @@ def symbol_ranges(exe, names):
     return got
 
 
-def record_phases(tmp, name, *extra, worker=True, part=PART, each=False):
+def record_phases(tmp, name, *extra, worker=True, part=PART):
     """Run the phases workload under profrun -F FREQ (with EXTRA options)
-    until its phases have PART samples in the middle of each third (with
-    EACH, and each phase PART samples where they landed): the run
-    directory and its one member's path."""
+    until its phases have PART samples in the middle of each third, and
+    each phase PART samples where they landed: the run directory and its
+    one member's path."""
     out = os.path.join(tmp, name)
 
     def attempt(seconds):
@@ -123,14 +123,12 @@ def record_phases(tmp, name, *extra, worker=True, part=PART, each=False):
         # quarter to spare for where the thirds fall
         rep = report_json(out)
         a, b = e2e.samples_of(rep, "phase_a"), e2e.samples_of(rep, "phase_b")
-        counts = [((a + b) // 6, part * 5 // 4)]
         # a signal the kernel delivers late on a loaded machine brings
         # every interval since at the PC where it lands (README, "Samples
         # in bursts"): a whole phase_b can land in phase_a.  A view that
-        # must show both phases needs a run where both landed.
-        if each:
-            counts.append((min(a, b), part))
-        return out, counts
+        # shows both phases, or cuts them by time, needs a run where both
+        # landed
+        return out, [((a + b) // 6, part * 5 // 4), (min(a, b), part)]
     out = e2e.gather(attempt, e2e.cpu_for(10 * part))
     members = os.listdir(out)
     expect(len(members) == 1, f"members {members}")
@@ -368,7 +366,7 @@ def in_speedscope(tmp, page, text, name):
 def speedscope_loads_in_headless_chromium(tmp):
     page = speedscope_viewer()
     browser.chromium()
-    out, _ = record_phases(tmp, "flat.prof", part=10, each=True)
+    out, _ = record_phases(tmp, "flat.prof", part=10)
     d, text = speedscope(out)
     script, dom = in_speedscope(tmp, page, text, "phases.speedscope.json")
     main = d["profiles"][0]["name"]
@@ -476,7 +474,7 @@ def trace_loads_in_headless_chromium(tmp):
     into it shows the thread (by its name) and the phases."""
     page = speedscope_viewer()
     browser.chromium()
-    out, _ = record_phases(tmp, "flat.prof", part=10, each=True)
+    out, _ = record_phases(tmp, "flat.prof", part=10)
     _, text = trace(out)
     _, dom = in_speedscope(tmp, page, text, "phases.trace.json")
     # speedscope names a lane "PROCESS (pid N), THREAD (tid N)"
