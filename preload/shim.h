@@ -41,6 +41,7 @@
 
 #include "sample/collect.h"
 #include "profrun/format.h"
+#include "sys.h"
 
 #define SHIM_DEFAULT_FREQ   100u    /* profil()'s own rate (USER_HZ) */
 #define SHIM_MAX_FREQ	    100000u /* as the CLI: far above any kernel tick */
@@ -101,16 +102,15 @@ shim_xorshift64(uint64_t *state)
 	return x;
 }
 
-/* A system call made with the instruction itself, errno set as by the C
- * library's syscall() (the shim exports a syscall() of its own: the
- * program's raw rt_sigaction and rt_sigprocmask through it keep the view).
- * sys.h names the ones the shim makes.  Async-signal-safe. */
+/* The shim's own syscall(): the instruction itself, inline (sys.h), never
+ * the program's syscall(), which is ours and keeps the program's view of
+ * SIGPROF (interpose.c).  Async-signal-safe. */
+#define syscall(...) sys_call(__VA_ARGS__)
+
+/* The exported syscall()'s own system call, for the program's calls that
+ * are not ours to keep (interpose.c).  Async-signal-safe. */
 long shim_raw_syscall(long nr, long a0, long a1, long a2, long a3, long a4,
 		      long a5);
-#define syscall_args_(nr, a0, a1, a2, a3, a4, a5, ...)                         \
-	shim_raw_syscall((long)(nr), (long)(a0), (long)(a1), (long)(a2),       \
-			 (long)(a3), (long)(a4), (long)(a5))
-#define syscall(...) syscall_args_(__VA_ARGS__, 0, 0, 0, 0, 0, 0, 0)
 
 /* One line "profrun: MSG" on stderr unless PROFRUN_QUIET; errno preserved.
  * Async-signal-safe (one write(2)). */

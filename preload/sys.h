@@ -6,8 +6,7 @@
  * (a symbol lookup) and, in a program that does not call it, a page fault
  * on the C library's page that holds it, at every start.  Same arguments,
  * results and errno as the wrappers; async-signal-safe.  (shim.h's
- * syscall() makes the same call out of line, through the
- * shim_raw_syscall the program's syscall() uses.)  Calls whose wrappers
+ * syscall() is sys_call, for the calls with no wrapper here.)  Calls whose wrappers
  * do more than the system call (sigaction's restorer, the POSIX timers'
  * ids, the handler's read of the monotonic clock through the vdso) stay
  * the C library's.

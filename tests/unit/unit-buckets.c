@@ -4,6 +4,7 @@
  * bucket sizes coarsen only as far as PROFRUN_MAX_BUCKETS requires, and
  * profrun_bucket_addr() maps every index back to the bucket holding the PC.
  */
+#define _GNU_SOURCE /* shim.h's system calls name the CPU's registers */
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
